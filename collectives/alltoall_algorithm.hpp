@@ -1,0 +1,34 @@
+// The alltoall algorithms shim can run, and their names as they appear in
+// SHIM_ALLTOALL, SHIM_VERBOSE, the stats report and shim-info.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace shim::coll {
+
+enum class AlltoallAlgorithm : std::uint8_t { native, sa, rd, leader };
+
+inline constexpr std::array kAlltoallAlgorithms = {AlltoallAlgorithm::native, AlltoallAlgorithm::sa,
+                                                   AlltoallAlgorithm::rd, AlltoallAlgorithm::leader};
+
+constexpr std::string_view name(AlltoallAlgorithm algorithm) {
+  switch (algorithm) {
+    case AlltoallAlgorithm::native: return "native";
+    case AlltoallAlgorithm::sa: return "sa";
+    case AlltoallAlgorithm::rd: return "rd";
+    case AlltoallAlgorithm::leader: return "leader";
+  }
+  return "?";
+}
+
+constexpr std::optional<AlltoallAlgorithm> parse_alltoall_algorithm(std::string_view text) {
+  for (AlltoallAlgorithm algorithm : kAlltoallAlgorithms) {
+    if (name(algorithm) == text) return algorithm;
+  }
+  return std::nullopt;
+}
+
+}  // namespace shim::coll

@@ -1,0 +1,44 @@
+// Schedule builders for the hierarchical alltoall algorithms of seed 001.
+// Each returns the calling rank's part of the collective; run on every rank of
+// the layout, the parts deliver block (s -> d) from rank s's send buffer to
+// rank d's receive buffer, exactly once.
+//
+// Uneven nodes: a node with fewer processes than another still needs someone
+// to aggregate (SA) or receive (RD) for each foreign local rank y; local rank
+// y % ppn of that node does it. The inter-node step then is no longer an
+// alltoall within one rail, so it runs as a point-to-point exchange.
+#pragma once
+
+#include <vector>
+
+#include "collectives/alltoall_algorithm.hpp"
+#include "collectives/schedule.hpp"
+#include "topology/layout.hpp"
+
+namespace shim::coll {
+
+// SA, send-side aggregation: (1) intra-node exchange leaving local rank x with
+// everything its node sends to local rank x of every node; (2) alltoall among
+// equal local ranks.
+Schedule build_sa_schedule(const topo::Layout& layout, int rank);
+
+// RD, receive-side distribution: (1) alltoall among equal local ranks carrying
+// everything a rank sends to a whole node; (2) intra-node distribution.
+Schedule build_rd_schedule(const topo::Layout& layout, int rank);
+
+// Leader-based: (1) gather to local rank 0; (2) alltoall among leaders;
+// (3) scatter.
+Schedule build_leader_schedule(const topo::Layout& layout, int rank);
+
+// Dispatches to the builders above; native has no schedule.
+Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank);
+
+// The ranks of the whole layout whose blocks local rank `local` of `node`
+// handles on behalf of its node (those with local rank y, y % ppn(node) ==
+// local), in node-major order. On uniform layouts: the rail of `local`.
+std::vector<int> ranks_proxied_by(const topo::Layout& layout, int node, int local);
+
+// The rank on `node` that handles blocks for or from `rank` of another node.
+int proxy_on_node(const topo::Layout& layout, int node, int rank);
+
+}  // namespace shim::coll

@@ -1,0 +1,68 @@
+// A collective written down as data: phases of transfers between ranks, with
+// every piece of data addressed in whole blocks. A block is what one rank
+// sends to one other rank in an alltoall (count x datatype); block k of the
+// user's send or receive buffer belongs to rank k, and the staging buffer is
+// an array of packed blocks.
+//
+// Schedules depend only on the layout and the calling rank, never on counts or
+// datatypes, so they are built once per communicator and run by either the
+// PMPI executor or the in-memory executor of the tests.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace shim::coll {
+
+enum class Buffer : std::uint8_t { send, recv, stage };
+
+// `blocks` consecutive blocks of `buffer`, starting at block `first`.
+struct Run {
+  Buffer buffer;
+  std::int64_t first;
+  std::int64_t blocks;
+  friend bool operator==(const Run&, const Run&) = default;
+};
+
+// Appends a run, merging it into the previous one when they are adjacent, so
+// regular layouts collapse into a single run (and so into a plain MPI call).
+void append_run(std::vector<Run>& runs, Run run);
+std::int64_t total_blocks(const std::vector<Run>& runs);
+
+struct Transfer {
+  int peer;
+  std::vector<Run> runs;
+};
+
+enum class PhaseKind : std::uint8_t {
+  // Point-to-point transfers; peers are ranks of the collective's communicator.
+  exchange,
+  // An alltoall among this rank's rail (the processes with the same local
+  // rank), run by the tuned native alltoall. sends[i] and recvs[i] hold the
+  // runs for rail rank i.
+  rail_alltoall,
+};
+
+struct Phase {
+  PhaseKind kind = PhaseKind::exchange;
+  std::vector<Transfer> sends;
+  std::vector<Transfer> recvs;
+};
+
+struct Schedule {
+  std::vector<Phase> phases;
+  std::int64_t stage_blocks = 0;
+};
+
+// How a rail_alltoall phase maps onto one native call: either every peer gets
+// one run of the same size at a constant stride (MPI_Alltoall), or each peer
+// gets one run of its own size (MPI_Alltoallv).
+struct RailCallShape {
+  bool valid = false;    // every peer has exactly one run on each side
+  bool uniform = false;  // MPI_Alltoall suffices
+  Buffer send_buffer = Buffer::stage;
+  Buffer recv_buffer = Buffer::stage;
+};
+RailCallShape rail_call_shape(const Phase& phase);
+
+}  // namespace shim::coll

@@ -1,0 +1,60 @@
+// SHIM_* settings: one table of specs (name, accepted values, default,
+// effect) drives parsing, the one-line complaints about bad values, and the
+// configuration table printed by shim-info. No MPI here.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "collectives/alltoall_algorithm.hpp"
+#include "collectives/alltoall_policy.hpp"
+#include "topology/nic_class.hpp"
+
+namespace shim {
+
+enum class AlltoallChoice : std::uint8_t { automatic, native, sa, rd, leader };
+
+std::string_view name(AlltoallChoice choice);
+
+struct Config {
+  bool enabled = true;
+  AlltoallChoice alltoall = AlltoallChoice::automatic;
+  bool verbose = false;
+  bool stats = false;
+  int node_size = 0;  // 0: detect nodes; k > 0: k consecutive world ranks form one node
+  topo::NicClass nic = topo::NicClass::onload;
+  coll::AlltoallThresholds alltoall_thresholds;
+};
+// Rank 0's configuration is broadcast byte-for-byte at MPI_Init.
+static_assert(std::is_trivially_copyable_v<Config>);
+
+struct SettingSpec {
+  std::string_view name;
+  std::string_view values;
+  std::string_view default_value;
+  std::string_view effect;
+  // Applies `text` to `config`; false when the text is not an accepted value.
+  bool (*apply)(std::string_view text, Config& config);
+};
+
+std::span<const SettingSpec> setting_specs();
+
+struct ParsedConfig {
+  Config config;
+  // One line per malformed setting: variable, bad value, accepted values,
+  // and the default that is used instead.
+  std::vector<std::string> problems;
+};
+
+using EnvLookup = std::function<const char*(const char* name)>;
+ParsedConfig parse_config(const EnvLookup& lookup);
+
+// Byte sizes: a decimal integer with an optional K, M or G suffix (binary).
+bool parse_byte_size(std::string_view text, std::int64_t& bytes);
+
+}  // namespace shim

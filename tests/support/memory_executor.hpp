@@ -1,0 +1,27 @@
+// Runs every rank's alltoall schedule in memory, in lock-step by phase, with
+// tokens instead of data: rank s's send block d holds token s*P+d. It checks
+// that each transfer has exactly one matching partner of the same size, that
+// no phase reads a block it (or anyone) has not written, that no phase reads
+// and writes the same block, and that every rank ends with the right tokens.
+// Messages are counted by locality as they are moved.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectives/alltoall_algorithm.hpp"
+#include "collectives/traffic.hpp"
+#include "topology/layout.hpp"
+
+namespace shim::test {
+
+struct SimulationResult {
+  std::vector<std::string> errors;     // empty when the exchange is exactly right
+  std::vector<coll::Traffic> traffic;  // per rank, counted while moving tokens
+  int rail_calls = 0;                  // rail alltoall phases run (per participating rank)
+  int uniform_rail_calls = 0;          // ... of which a plain MPI_Alltoall suffices
+};
+
+SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout);
+
+}  // namespace shim::test

@@ -1,0 +1,153 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "collectives/alltoall_schedules.hpp"
+#include "collectives/traffic.hpp"
+#include "tests/support/memory_executor.hpp"
+
+using shim::coll::AlltoallAlgorithm;
+using shim::coll::Traffic;
+using shim::topo::Layout;
+
+namespace {
+
+Layout blocked(int nodes, int ppn) {
+  std::vector<std::int64_t> keys;
+  for (int n = 0; n < nodes; ++n) keys.insert(keys.end(), ppn, n);
+  return Layout::from_node_keys(keys);
+}
+
+Layout from(std::vector<std::int64_t> keys) { return Layout::from_node_keys(keys); }
+
+// Every layout shape the algorithms must survive, small enough to enumerate.
+std::vector<Layout> layout_zoo() {
+  std::vector<Layout> zoo;
+  for (int nodes = 1; nodes <= 5; ++nodes) {
+    for (int ppn = 1; ppn <= 5; ++ppn) zoo.push_back(blocked(nodes, ppn));
+  }
+  zoo.push_back(from({0, 0, 0, 1, 1, 1, 2}));           // 7 ranks, nodes of 3
+  zoo.push_back(from({0, 1, 0, 1, 0, 1}));              // round-robin
+  zoo.push_back(from({1, 1, 0, 0}));                    // nodes in reverse
+  zoo.push_back(from({5, 9, 9, 5}));                    // interleaved
+  zoo.push_back(from({0, 0, 0, 0, 1, 2, 2}));           // 4,1,2
+  zoo.push_back(from({0, 1, 2, 0, 1, 2, 0, 1}));        // round-robin, uneven
+  zoo.push_back(from({3, 3, 2, 2, 1, 1, 0, 0, 0, 0}));  // 2,2,2,4
+  zoo.push_back(from({0, 1, 1, 1, 1, 1}));              // 1,5
+  return zoo;
+}
+
+}  // namespace
+
+TEST_CASE("every algorithm delivers every block exactly, on every layout", "[schedule]") {
+  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader}) {
+    for (const Layout& layout : layout_zoo()) {
+      INFO(std::string(name(algorithm)) << " on " << layout.describe());
+      const auto result = shim::test::simulate_alltoall(algorithm, layout);
+      for (const auto& error : result.errors) FAIL_CHECK(error);
+      // The production counter (from the schedule) agrees with the simulator.
+      for (int rank = 0; rank < layout.size(); ++rank) {
+        const auto schedule = shim::coll::build_alltoall_schedule(algorithm, layout, rank);
+        CHECK(shim::coll::schedule_traffic(schedule, layout, rank) == result.traffic[rank]);
+      }
+    }
+  }
+}
+
+namespace {
+
+struct NodeTraffic {
+  std::int64_t inter_messages = 0;
+  std::int64_t inter_blocks = 0;
+};
+
+NodeTraffic node_traffic(const std::vector<Traffic>& per_rank, const Layout& layout, int node) {
+  NodeTraffic total;
+  for (int rank : layout.members(node)) {
+    total.inter_messages += per_rank[rank].inter_messages;
+    total.inter_blocks += per_rank[rank].inter_blocks;
+  }
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("inter-node messages per node match seed 001's counts", "[schedule][traffic]") {
+  const int nodes = 4;
+  const int ppn = 3;
+  const Layout layout = blocked(nodes, ppn);
+  const int size = layout.size();
+  const auto sa = shim::test::simulate_alltoall(AlltoallAlgorithm::sa, layout);
+  const auto rd = shim::test::simulate_alltoall(AlltoallAlgorithm::rd, layout);
+  const auto leader = shim::test::simulate_alltoall(AlltoallAlgorithm::leader, layout);
+  REQUIRE(sa.errors.empty());
+  REQUIRE(rd.errors.empty());
+  REQUIRE(leader.errors.empty());
+  for (int node = 0; node < nodes; ++node) {
+    // Every block leaving the node crosses the network exactly once.
+    const std::int64_t leaving_blocks = std::int64_t{ppn} * (size - ppn);
+    CHECK(node_traffic(sa.traffic, layout, node).inter_messages == ppn * (nodes - 1));
+    CHECK(node_traffic(sa.traffic, layout, node).inter_blocks == leaving_blocks);
+    CHECK(node_traffic(rd.traffic, layout, node).inter_messages == ppn * (nodes - 1));
+    CHECK(node_traffic(rd.traffic, layout, node).inter_blocks == leaving_blocks);
+    CHECK(node_traffic(leader.traffic, layout, node).inter_messages == nodes - 1);
+    CHECK(node_traffic(leader.traffic, layout, node).inter_blocks == leaving_blocks);
+
+    std::vector<Traffic> flat;
+    for (int rank = 0; rank < size; ++rank) flat.push_back(shim::coll::flat_traffic(layout, rank));
+    CHECK(node_traffic(flat, layout, node).inter_messages == ppn * (size - ppn));
+  }
+  // Each rank's intra-node step is one message to every other local rank.
+  for (int rank = 0; rank < size; ++rank) CHECK(sa.traffic[rank].intra_messages == ppn - 1);
+}
+
+TEST_CASE("uneven nodes: SA sends one message per remote destination rank", "[schedule][traffic]") {
+  const Layout layout = from({0, 0, 0, 1, 1, 1, 2});  // 7 ranks in nodes of 3
+  const auto sa = shim::test::simulate_alltoall(AlltoallAlgorithm::sa, layout);
+  REQUIRE(sa.errors.empty());
+  CHECK(node_traffic(sa.traffic, layout, 0).inter_messages == 4);  // ranks 3..6
+  CHECK(node_traffic(sa.traffic, layout, 2).inter_messages == 6);  // ranks 0..5, all from rank 6
+  const auto leader = shim::test::simulate_alltoall(AlltoallAlgorithm::leader, layout);
+  REQUIRE(leader.errors.empty());
+  for (int node = 0; node < 3; ++node) CHECK(node_traffic(leader.traffic, layout, node).inter_messages == 2);
+}
+
+TEST_CASE("consecutive uniform layouts use one native alltoall per rail, with no unpack step", "[schedule]") {
+  const Layout layout = blocked(3, 4);
+  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd}) {
+    const auto result = shim::test::simulate_alltoall(algorithm, layout);
+    CHECK(result.rail_calls == layout.size());
+    CHECK(result.uniform_rail_calls == layout.size());
+    CHECK(shim::coll::build_alltoall_schedule(algorithm, layout, 5).phases.size() == 2);
+  }
+  const auto leader = shim::test::simulate_alltoall(AlltoallAlgorithm::leader, layout);
+  CHECK(leader.rail_calls == layout.nodes());
+  CHECK(leader.uniform_rail_calls == layout.nodes());
+}
+
+TEST_CASE("non-consecutive uniform layouts stage the node's blocks and still call alltoall", "[schedule]") {
+  const Layout layout = from({0, 1, 0, 1, 0, 1});
+  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd}) {
+    const auto result = shim::test::simulate_alltoall(algorithm, layout);
+    CHECK(result.errors.empty());
+    CHECK(result.uniform_rail_calls == layout.size());
+    CHECK(shim::coll::build_alltoall_schedule(algorithm, layout, 0).phases.size() == 3);
+  }
+}
+
+TEST_CASE("uneven leaders exchange different amounts (alltoallv)", "[schedule]") {
+  const Layout layout = from({0, 0, 0, 1, 1, 1, 2});
+  const auto result = shim::test::simulate_alltoall(AlltoallAlgorithm::leader, layout);
+  CHECK(result.errors.empty());
+  CHECK(result.rail_calls == 3);
+  CHECK(result.uniform_rail_calls == 0);
+}
+
+TEST_CASE("stage buffers are sized to what the schedule touches", "[schedule]") {
+  const Layout layout = blocked(2, 4);
+  CHECK(shim::coll::build_sa_schedule(layout, 3).stage_blocks == 8);
+  CHECK(shim::coll::build_rd_schedule(layout, 3).stage_blocks == 8);
+  CHECK(shim::coll::build_leader_schedule(layout, 0).stage_blocks == 2 * 4 * 8);
+  CHECK(shim::coll::build_leader_schedule(layout, 1).stage_blocks == 0);
+}
