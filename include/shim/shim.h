@@ -1,0 +1,79 @@
+/*
+ * shim control API.
+ *
+ * libshim interposes MPI calls (LD_PRELOAD=libshim.so, or link with -lshim)
+ * and needs no code changes. This header is for programs that want to ask it
+ * something or steer it at run time: benchmarks that compare algorithms in
+ * one run, or applications that switch it off around a phase.
+ *
+ * Every function returns MPI_SUCCESS or an MPI error class. The functions
+ * that take a communicator are collective over it, raise errors on its error
+ * handler as MPI would, and affect collectives on that communicator only
+ * (not on communicators derived from it later).
+ */
+#ifndef SHIM_SHIM_H
+#define SHIM_SHIM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include <shim/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version, "major.minor.patch"; may differ from the header's
+ * SHIM_VERSION_STRING when the program runs with a newer libshim. */
+const char *shim_version(void);
+
+/* Collective over comm: switch shim on (1) or off (0) for collectives on
+ * comm. Off means pure pass-through to PMPI_*. Every process must pass the
+ * same value, or all get MPI_ERR_ARG and nothing changes. SHIM_ENABLE=0 in
+ * the environment overrides it (shim stays off everywhere). */
+int shim_set_enabled(MPI_Comm comm, int enabled);
+
+/* Local: whether shim handles collectives on comm (1) or passes them through. */
+int shim_get_enabled(MPI_Comm comm, int *enabled);
+
+typedef enum shim_alltoall_algorithm {
+  SHIM_ALLTOALL_AUTO = 0,   /* the policy table (SHIM_ALLTOALL's default) */
+  SHIM_ALLTOALL_NATIVE = 1, /* PMPI_Alltoall */
+  SHIM_ALLTOALL_SA = 2,     /* send-side aggregation */
+  SHIM_ALLTOALL_RD = 3,     /* receive-side distribution */
+  SHIM_ALLTOALL_LEADER = 4  /* leader-based */
+} shim_alltoall_algorithm;
+
+/* Collective over comm: the alltoall algorithm for comm, overriding
+ * SHIM_ALLTOALL. SHIM_ALLTOALL_AUTO returns to the policy table. Every
+ * process must pass the same value, or all get MPI_ERR_ARG. */
+int shim_set_alltoall_algorithm(MPI_Comm comm, shim_alltoall_algorithm algorithm);
+
+typedef struct shim_alltoall_counters {
+  uint64_t calls;            /* MPI_Alltoall(_c) calls made by this process */
+  uint64_t collective_calls; /* of which this process was rank 0: summed over
+                                processes, the number of collective operations */
+  uint64_t payload_bytes;    /* bytes this process contributed (size x block) */
+  uint64_t inter_node_messages; /* messages to other nodes, as the algorithm's
+                                   schedule sends them; 0 for native, whose own
+                                   messages are not visible to shim */
+  uint64_t inter_node_bytes;
+  uint64_t intra_node_messages;
+  uint64_t intra_node_bytes;
+  uint64_t flat_inter_node_messages; /* what a flat (direct) exchange of the
+                                        same calls sends to other nodes */
+  uint64_t flat_inter_node_bytes;
+} shim_alltoall_counters;
+
+/* Local: this process's counters for one algorithm since start or the last
+ * reset; SHIM_ALLTOALL_AUTO gives the sum over all algorithms. */
+int shim_get_alltoall_counters(shim_alltoall_algorithm algorithm, shim_alltoall_counters *counters);
+
+/* Local: zero this process's counters. */
+int shim_reset_counters(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHIM_SHIM_H */

@@ -20,8 +20,10 @@ constexpr std::int64_t kEmpty = -1;
 
 struct RankMemory {
   std::vector<std::int64_t> send, recv, stage;
+  bool in_place = false;
   std::vector<std::int64_t>& operator[](Buffer buffer) {
-    return buffer == Buffer::send ? send : buffer == Buffer::recv ? recv : stage;
+    if (buffer == Buffer::send) return in_place ? recv : send;
+    return buffer == Buffer::recv ? recv : stage;
   }
 };
 
@@ -35,7 +37,7 @@ struct Message {
 
 class Simulator {
  public:
-  Simulator(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout) : layout_(layout) {
+  Simulator(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout, bool in_place) : layout_(layout) {
     const int size = layout.size();
     result_.traffic.resize(size);
     for (int rank = 0; rank < size; ++rank) {
@@ -43,7 +45,8 @@ class Simulator {
       RankMemory memory;
       memory.send.resize(size);
       for (int dest = 0; dest < size; ++dest) memory.send[dest] = std::int64_t{rank} * size + dest;
-      memory.recv.assign(size, kEmpty);
+      memory.in_place = in_place;
+      memory.recv = in_place ? memory.send : std::vector<std::int64_t>(size, kEmpty);
       memory.stage.assign(schedules_.back().stage_blocks, kEmpty);
       memory_.push_back(std::move(memory));
     }
@@ -205,8 +208,8 @@ class Simulator {
 
 }  // namespace
 
-SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout) {
-  return Simulator(algorithm, layout).run();
+SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout, bool in_place) {
+  return Simulator(algorithm, layout, in_place).run();
 }
 
 }  // namespace shim::test

@@ -22,6 +22,8 @@ struct SimulationResult {
   int uniform_rail_calls = 0;          // ... of which a plain MPI_Alltoall suffices
 };
 
-SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout);
+// in_place: the send and receive buffers are one buffer, as with MPI_IN_PLACE.
+SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout,
+                                   bool in_place = false);
 
 }  // namespace shim::test

@@ -73,6 +73,16 @@ NodeTraffic node_traffic(const std::vector<Traffic>& per_rank, const Layout& lay
 
 }  // namespace
 
+TEST_CASE("every algorithm is correct with send and receive buffers aliased (MPI_IN_PLACE)", "[schedule]") {
+  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader}) {
+    for (const Layout& layout : layout_zoo()) {
+      INFO(std::string(name(algorithm)) << " in place on " << layout.describe());
+      const auto result = shim::test::simulate_alltoall(algorithm, layout, true);
+      for (const auto& error : result.errors) FAIL_CHECK(error);
+    }
+  }
+}
+
 TEST_CASE("inter-node messages per node match seed 001's counts", "[schedule][traffic]") {
   const int nodes = 4;
   const int ppn = 3;

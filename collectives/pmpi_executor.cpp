@@ -1,0 +1,135 @@
+#include "collectives/pmpi_executor.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace shim::coll {
+
+namespace {
+
+// Address arithmetic goes through MPI_Aint so that user buffers given as
+// MPI_BOTTOM (absolute-address datatypes) never see pointer arithmetic on null.
+MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
+void* pointer_at(MPI_Aint address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
+
+// A message's buffer argument triple; owns `type` when it was derived here.
+class MessageBuffer {
+ public:
+  MessageBuffer() = default;
+  MessageBuffer(const MessageBuffer&) = delete;
+  MessageBuffer& operator=(const MessageBuffer&) = delete;
+  ~MessageBuffer() {
+    if (owned_) PMPI_Type_free(&type_);
+  }
+
+  int describe(const std::vector<Run>& runs, const ScheduleBuffers& buffers) {
+    if (runs.size() == 1) {
+      const Run& run = runs.front();
+      const BlockBuffer& b = buffers[run.buffer];
+      address_ = PMPI_Aint_add(address_of(b.base), run.first * b.block_extent);
+      count_ = run.blocks * b.per_block;
+      type_ = b.type;
+      return MPI_SUCCESS;
+    }
+    bool one_buffer = true;
+    for (const Run& run : runs) one_buffer = one_buffer && run.buffer == runs.front().buffer;
+    std::vector<MPI_Count> lengths, displacements;
+    std::vector<MPI_Datatype> types;
+    for (const Run& run : runs) {
+      const BlockBuffer& b = buffers[run.buffer];
+      lengths.push_back(run.blocks * b.per_block);
+      const MPI_Aint offset = run.first * b.block_extent;
+      // Several buffers: absolute addresses, sent from MPI_BOTTOM.
+      displacements.push_back(one_buffer ? offset : PMPI_Aint_add(address_of(b.base), offset));
+      types.push_back(b.type);
+    }
+    const auto n = static_cast<MPI_Count>(runs.size());
+    int rc = one_buffer ? PMPI_Type_create_hindexed_c(n, lengths.data(), displacements.data(), types.front(), &type_)
+                        : PMPI_Type_create_struct_c(n, lengths.data(), displacements.data(), types.data(), &type_);
+    if (rc != MPI_SUCCESS) return rc;
+    owned_ = true;
+    address_ = one_buffer ? address_of(buffers[runs.front().buffer].base) : address_of(MPI_BOTTOM);
+    count_ = 1;
+    return PMPI_Type_commit(&type_);
+  }
+
+  void* address() const { return pointer_at(address_); }
+  MPI_Count count() const { return count_; }
+  MPI_Datatype type() const { return type_; }
+
+ private:
+  MPI_Aint address_ = 0;
+  MPI_Count count_ = 0;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  bool owned_ = false;
+};
+
+int run_exchange(const Phase& phase, int tag, const ScheduleBuffers& buffers, MPI_Comm shadow) {
+  std::vector<MPI_Request> requests;
+  requests.reserve(phase.recvs.size() + phase.sends.size());
+  int rc = MPI_SUCCESS;
+  // Receives first, so that every send finds its receive posted.
+  for (const Transfer& recv : phase.recvs) {
+    MessageBuffer message;
+    rc = message.describe(recv.runs, buffers);
+    if (rc != MPI_SUCCESS) break;
+    requests.push_back(MPI_REQUEST_NULL);
+    rc = PMPI_Irecv_c(message.address(), message.count(), message.type(), recv.peer, tag, shadow, &requests.back());
+    if (rc != MPI_SUCCESS) break;
+  }
+  for (const Transfer& send : phase.sends) {
+    if (rc != MPI_SUCCESS) break;
+    MessageBuffer message;
+    rc = message.describe(send.runs, buffers);
+    if (rc != MPI_SUCCESS) break;
+    requests.push_back(MPI_REQUEST_NULL);
+    rc = PMPI_Isend_c(message.address(), message.count(), message.type(), send.peer, tag, shadow, &requests.back());
+  }
+  // Wait even after an error: the posted operations still reference buffers.
+  const int wait_rc = PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  return rc != MPI_SUCCESS ? rc : wait_rc;
+}
+
+int run_rail_alltoall(const Phase& phase, const ScheduleBuffers& buffers, MPI_Comm rail) {
+  const RailCallShape shape = rail_call_shape(phase);
+  if (!shape.valid) return MPI_ERR_INTERN;
+  const BlockBuffer& send = buffers[shape.send_buffer];
+  const BlockBuffer& recv = buffers[shape.recv_buffer];
+  const Run& send0 = phase.sends.front().runs.front();
+  const Run& recv0 = phase.recvs.front().runs.front();
+  if (shape.uniform) {
+    return PMPI_Alltoall_c(pointer_at(PMPI_Aint_add(address_of(send.base), send0.first * send.block_extent)),
+                           send0.blocks * send.per_block, send.type,
+                           pointer_at(PMPI_Aint_add(address_of(recv.base), recv0.first * recv.block_extent)),
+                           recv0.blocks * recv.per_block, recv.type, rail);
+  }
+  // Displacements of alltoallv count elements of the datatype.
+  const std::size_t peers = phase.sends.size();
+  std::vector<MPI_Count> send_counts(peers), recv_counts(peers);
+  std::vector<MPI_Aint> send_displs(peers), recv_displs(peers);
+  for (std::size_t i = 0; i < peers; ++i) {
+    const Run& s = phase.sends[i].runs.front();
+    const Run& r = phase.recvs[i].runs.front();
+    send_counts[i] = s.blocks * send.per_block;
+    send_displs[i] = s.first * send.per_block;
+    recv_counts[i] = r.blocks * recv.per_block;
+    recv_displs[i] = r.first * recv.per_block;
+  }
+  return PMPI_Alltoallv_c(send.base, send_counts.data(), send_displs.data(), send.type, recv.base, recv_counts.data(),
+                          recv_displs.data(), recv.type, rail);
+}
+
+}  // namespace
+
+int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_Comm shadow, MPI_Comm rail) {
+  for (std::size_t i = 0; i < schedule.phases.size(); ++i) {
+    const Phase& phase = schedule.phases[i];
+    if (phase.sends.empty() && phase.recvs.empty()) continue;
+    const int rc = phase.kind == PhaseKind::rail_alltoall ? run_rail_alltoall(phase, buffers, rail)
+                                                          : run_exchange(phase, static_cast<int>(i), buffers, shadow);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace shim::coll

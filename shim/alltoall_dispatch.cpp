@@ -1,0 +1,132 @@
+#include "shim/alltoall_dispatch.hpp"
+
+#include "collectives/alltoall_policy.hpp"
+#include "shim/log.hpp"
+#include "shim/runtime.hpp"
+#include "shim/stats.hpp"
+
+namespace shim {
+
+namespace {
+
+constexpr coll::AlltoallAlgorithm to_algorithm(AlltoallChoice choice) {
+  switch (choice) {
+    case AlltoallChoice::sa: return coll::AlltoallAlgorithm::sa;
+    case AlltoallChoice::rd: return coll::AlltoallAlgorithm::rd;
+    case AlltoallChoice::leader: return coll::AlltoallAlgorithm::leader;
+    case AlltoallChoice::native:
+    case AlltoallChoice::automatic: break;
+  }
+  return coll::AlltoallAlgorithm::native;
+}
+
+// How the layout shapes a hierarchical algorithm, for SHIM_VERBOSE.
+std::string layout_note(const topo::Layout& layout, coll::AlltoallAlgorithm algorithm) {
+  if (algorithm == coll::AlltoallAlgorithm::native) return "";
+  if (!layout.uniform()) {
+    return algorithm == coll::AlltoallAlgorithm::leader
+               ? "; uneven nodes: leaders exchange with alltoallv"
+               : "; uneven nodes: the inter-node step runs point-to-point, local rank y%ppn stands in for "
+                 "missing local ranks";
+  }
+  if (!layout.consecutive() && algorithm != coll::AlltoallAlgorithm::leader) {
+    return "; non-consecutive placement: each node's blocks pass through a staging buffer";
+  }
+  return "";
+}
+
+void announce(const CommState& state, const std::string& what, std::int64_t block_bytes, const std::string& algorithm,
+              const std::string& reason) {
+  print_line("alltoall on " + state.label() + ": " + what + "; block " + coll::format_bytes(block_bytes) +
+             " (class " + stats::size_class_label(stats::size_class(block_bytes)) + ") -> " + algorithm + ": " +
+             reason);
+}
+
+// Calls shim leaves to native MPI before any decision: announced once per
+// communicator and size class, not counted.
+AlltoallOutcome decline(CommState* state, bool rank_zero, std::int64_t block_bytes, const std::string& reason) {
+  if (state != nullptr && rank_zero && config().verbose &&
+      state->first_announcement(stats::size_class(block_bytes), coll::AlltoallAlgorithm::native)) {
+    announce(*state, "not handled", block_bytes, "native", reason);
+  }
+  return {true, MPI_SUCCESS};
+}
+
+int raise(MPI_Comm comm, int rc) {
+  PMPI_Comm_call_errhandler(comm, rc);
+  return rc;
+}
+
+}  // namespace
+
+AlltoallChoiceMade decide_alltoall(const CommState& state, const topo::Hierarchy& hierarchy,
+                                   std::int64_t block_bytes) {
+  const topo::Layout& layout = hierarchy.layout();
+  const AlltoallChoice choice = state.alltoall_override.value_or(config().alltoall);
+  AlltoallChoiceMade made;
+  if (choice == AlltoallChoice::automatic) {
+    const coll::AlltoallDecision decision =
+        coll::choose_alltoall({block_bytes, layout.nodes(), layout.max_ppn(), config().nic}, config().alltoall_thresholds);
+    made = {decision.algorithm, std::string(decision.rule), decision.reason};
+  } else {
+    const bool by_api = state.alltoall_override.has_value();
+    made = {to_algorithm(choice), "forced",
+            by_api ? "forced by shim_set_alltoall_algorithm()" : "forced by SHIM_ALLTOALL=" + std::string(name(choice))};
+  }
+  made.reason += layout_note(layout, made.algorithm);
+  return made;
+}
+
+AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm) {
+  const bool in_place = args.sendbuf == MPI_IN_PLACE;
+  // Arguments native MPI must reject: let it, with its own error report.
+  if (comm == MPI_COMM_NULL || args.recvtype == MPI_DATATYPE_NULL || args.recvcount < 0 ||
+      args.recvbuf == MPI_IN_PLACE || (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0))) {
+    return {true, MPI_SUCCESS};
+  }
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return {true, MPI_SUCCESS};
+
+  CommState* state = nullptr;
+  if (comm_state(comm, state) != MPI_SUCCESS) return {true, MPI_SUCCESS};
+  if (!state->enabled) return {true, MPI_SUCCESS};
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+
+  MPI_Count recv_type_size = 0;
+  MPI_Count send_type_size = 0;
+  if (PMPI_Type_size_c(args.recvtype, &recv_type_size) != MPI_SUCCESS ||
+      (!in_place && PMPI_Type_size_c(args.sendtype, &send_type_size) != MPI_SUCCESS)) {
+    return {true, MPI_SUCCESS};
+  }
+  const std::int64_t recv_block = args.recvcount * recv_type_size;
+  const std::int64_t send_block = in_place ? recv_block : args.sendcount * send_type_size;
+
+  if (inter) return decline(state, rank == 0, recv_block, "intercommunicator (not supported by shim)");
+  if (send_block != recv_block) {
+    return decline(state, rank == 0, recv_block,
+                   "send and receive blocks differ (" + coll::format_bytes(send_block) + " vs " +
+                       coll::format_bytes(recv_block) + "): native MPI reports the mismatch");
+  }
+  if (recv_block == 0) return decline(state, rank == 0, 0, "empty blocks: nothing to exchange");
+
+  const topo::Hierarchy* hierarchy = nullptr;
+  if (const int rc = state->hierarchy(comm, config().node_size, hierarchy); rc != MPI_SUCCESS) return {false, raise(comm, rc)};
+
+  const AlltoallChoiceMade made = decide_alltoall(*state, *hierarchy, recv_block);
+  if (config().verbose && rank == 0 && state->first_announcement(stats::size_class(recv_block), made.algorithm)) {
+    announce(*state, hierarchy->layout().describe() + ", nodes from " + hierarchy->node_source(), recv_block,
+             std::string(name(made.algorithm)) + " [" + made.rule + "]", made.reason);
+  }
+
+  const bool native = made.algorithm == coll::AlltoallAlgorithm::native;
+  const AlltoallPlan* plan = native ? nullptr : &state->alltoall_plan(made.algorithm);
+  stats::record({made.algorithm, recv_block, rank == 0, hierarchy->layout().size(),
+                 native ? nullptr : &plan->traffic, state->flat_traffic()});
+  if (native) return {true, MPI_SUCCESS};
+
+  const int rc = coll::run_alltoall(args, recv_block, plan->schedule, *hierarchy, state->scratch());
+  return {false, rc == MPI_SUCCESS ? rc : raise(comm, rc)};
+}
+
+}  // namespace shim

@@ -1,0 +1,113 @@
+#include "shim/runtime.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+#include "shim/comm_state.hpp"
+#include "shim/log.hpp"
+#include "shim/stats.hpp"
+
+namespace shim {
+
+namespace {
+
+enum class Phase : int { not_started, running, stopped };
+
+std::atomic<Phase> g_phase{Phase::not_started};
+std::mutex g_lifecycle;
+Config g_config;
+StartMode g_mode = StartMode::collective;
+int g_world_rank = 0;
+int g_world_size = 1;
+
+int run_finalize_hook(MPI_Comm, int, void*, void*) {
+  stop_runtime(StopCause::self_attribute_hook);
+  return MPI_SUCCESS;
+}
+
+void read_settings(StartMode mode) {
+  const ParsedConfig parsed = parse_config([](const char* name) { return std::getenv(name); });
+  g_config = parsed.config;
+  // Collective start: only rank 0's settings count, so only rank 0 complains.
+  if (mode == StartMode::lazy || g_world_rank == 0) {
+    for (const std::string& problem : parsed.problems) print_line(problem);
+  }
+  if (mode == StartMode::collective && g_world_size > 1) {
+    PMPI_Bcast(&g_config, sizeof(Config), MPI_BYTE, 0, MPI_COMM_WORLD);
+  }
+}
+
+void print_stats_report() {
+  stats::Table table = stats::snapshot();
+  int processes = 1;
+  if (g_mode == StartMode::collective) {
+    // Sum over the job on rank 0; every process reaches this in MPI_Finalize.
+    static_assert(sizeof(stats::Table) == sizeof(std::uint64_t) * stats::kFieldCount * stats::kSizeClasses *
+                                              coll::kAlltoallAlgorithms.size());
+    stats::Table sums{};
+    PMPI_Reduce(table.data(), sums.data(), static_cast<int>(sizeof(table) / sizeof(std::uint64_t)), MPI_UINT64_T,
+                MPI_SUM, 0, MPI_COMM_WORLD);
+    if (g_world_rank != 0) return;
+    table = sums;
+    processes = g_world_size;
+  }
+  for (const std::string& line : stats::report_lines(table, processes)) {
+    print_line(g_mode == StartMode::lazy ? "[rank " + std::to_string(g_world_rank) + "] " + line : line);
+  }
+}
+
+}  // namespace
+
+void start_runtime(StartMode mode) {
+  std::lock_guard lock(g_lifecycle);
+  if (g_phase.load() != Phase::not_started) return;
+  g_mode = mode;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
+  read_settings(mode);
+
+  // The hook's keyval is released at once: the attribute keeps it alive
+  // until MPI_Finalize deletes MPI_COMM_SELF's attributes.
+  int hook = MPI_KEYVAL_INVALID;
+  if (create_comm_state_keyval() != MPI_SUCCESS ||
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_finalize_hook, &hook, nullptr) != MPI_SUCCESS ||
+      PMPI_Comm_set_attr(MPI_COMM_SELF, hook, nullptr) != MPI_SUCCESS || PMPI_Comm_free_keyval(&hook) != MPI_SUCCESS) {
+    print_line("could not create MPI attribute keyvals; shim stays off (pass-through)");
+    g_config.enabled = false;
+  }
+  g_phase.store(Phase::running);
+}
+
+void stop_runtime(StopCause cause) {
+  std::lock_guard lock(g_lifecycle);
+  if (g_phase.load() != Phase::running) return;
+  if (g_config.stats) print_stats_report();
+  drop_comm_state(MPI_COMM_WORLD);
+  // Inside the hook, MPI is already deleting MPI_COMM_SELF's attributes and
+  // takes ours with them; from the wrapper, the hook's attribute stays and
+  // later finds the runtime stopped.
+  if (cause == StopCause::finalize_wrapper) drop_comm_state(MPI_COMM_SELF);
+  free_comm_state_keyval();
+  g_phase.store(Phase::stopped);
+}
+
+bool runtime_running() {
+  const Phase phase = g_phase.load(std::memory_order_acquire);
+  if (phase == Phase::running) return true;
+  if (phase == Phase::stopped) return false;
+  int initialized = 0;
+  int finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (!initialized || finalized) return false;
+  start_runtime(StartMode::lazy);
+  return g_phase.load(std::memory_order_acquire) == Phase::running;
+}
+
+bool shim_active() { return runtime_running() && g_config.enabled; }
+
+const Config& config() { return g_config; }
+int world_rank() { return g_world_rank; }
+
+}  // namespace shim

@@ -1,0 +1,89 @@
+#include "topology/hierarchy.hpp"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "topology/node_grouping.hpp"
+
+namespace shim::topo {
+
+namespace {
+
+// Collective failure handling: every step below is collective over `comm`,
+// so an error leaves this process's hierarchy unusable; the caller reports it.
+#define SHIM_TRY(call)                     \
+  do {                                     \
+    const int shim_rc_ = (call);           \
+    if (shim_rc_ != MPI_SUCCESS) return shim_rc_; \
+  } while (0)
+
+int gather_node_keys(MPI_Comm comm, int size, std::int64_t my_key, std::vector<std::int64_t>& keys) {
+  keys.resize(size);
+  return PMPI_Allgather(&my_key, 1, MPI_INT64_T, keys.data(), 1, MPI_INT64_T, comm);
+}
+
+int detect_nodes(MPI_Comm comm, int rank, int size, MPI_Comm& node, std::vector<std::int64_t>& keys,
+                 std::string& source) {
+  SHIM_TRY(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  int lowest = rank;
+  SHIM_TRY(PMPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node));
+
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  SHIM_TRY(PMPI_Get_processor_name(name, &length));
+  const NodeEvidence mine{hash_processor_name(std::string_view(name, length)), lowest};
+  std::vector<NodeEvidence> evidence(size);
+  static_assert(sizeof(NodeEvidence) == 2 * sizeof(std::int64_t));
+  SHIM_TRY(PMPI_Allgather(&mine, 2, MPI_INT64_T, evidence.data(), 2, MPI_INT64_T, comm));
+
+  NodeGrouping grouping = group_nodes(evidence);
+  source = grouping.source;
+  keys = std::move(grouping.node_keys);
+  if (grouping.by_name) {
+    SHIM_TRY(PMPI_Comm_free(&node));
+    SHIM_TRY(PMPI_Comm_split(comm, static_cast<int>(keys[rank]), rank, &node));
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int Hierarchy::build(MPI_Comm comm, int node_size, std::unique_ptr<Hierarchy>& out) {
+  std::unique_ptr<Hierarchy> h(new Hierarchy);
+  int size = 0;
+  SHIM_TRY(PMPI_Comm_rank(comm, &h->rank_));
+  SHIM_TRY(PMPI_Comm_size(comm, &size));
+
+  std::vector<std::int64_t> keys;
+  if (node_size > 0) {
+    int world_rank = 0;
+    SHIM_TRY(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+    const std::int64_t key = virtual_node_of(world_rank, node_size);
+    SHIM_TRY(PMPI_Comm_split(comm, static_cast<int>(key), h->rank_, &h->node_));
+    SHIM_TRY(gather_node_keys(comm, size, key, keys));
+    h->node_source_ = "virtual nodes of " + std::to_string(node_size) + " world ranks (SHIM_NODE_SIZE)";
+  } else {
+    SHIM_TRY(detect_nodes(comm, h->rank_, size, h->node_, keys, h->node_source_));
+  }
+  h->layout_ = Layout::from_node_keys(keys);
+
+  const int local = h->layout_.local_rank(h->rank_);
+  SHIM_TRY(PMPI_Comm_split(comm, local, h->layout_.node_of(h->rank_), &h->rail_));
+  SHIM_TRY(PMPI_Comm_dup(comm, &h->shadow_));
+  // Internal failures come back as codes; the caller raises them on the
+  // user's communicator, whose error handler may have changed since.
+  for (MPI_Comm c : {h->node_, h->rail_, h->shadow_}) SHIM_TRY(PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+  out = std::move(h);
+  return MPI_SUCCESS;
+}
+
+#undef SHIM_TRY
+
+Hierarchy::~Hierarchy() {
+  for (MPI_Comm* c : {&shadow_, &node_, &rail_}) {
+    if (*c != MPI_COMM_NULL) PMPI_Comm_free(c);
+  }
+}
+
+}  // namespace shim::topo
