@@ -1,0 +1,342 @@
+// Every alltoall algorithm, on every communicator shape, for many datatypes,
+// compared byte for byte with PMPI_Alltoall on identically prepared buffers
+// (so holes in non-contiguous types must be left untouched too), plus an
+// independent value check for contiguous types. Linked with -lshim; algorithms
+// are switched through the control API, and the counters prove that the
+// requested algorithm really ran.
+#include <mpi.h>
+#include <shim/shim.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/mpi/mpi_check.hpp"
+
+namespace {
+
+shim::test::MpiCheck* check = nullptr;
+
+struct TypeCase {
+  std::string name;
+  MPI_Datatype sendtype;
+  MPI_Count sendcount;
+  MPI_Datatype recvtype;
+  MPI_Count recvcount;
+  bool in_place = false;
+  bool large_count_api = false;
+  bool contiguous_ints = false;  // also checked against independently computed values
+};
+
+unsigned char pattern(int rank, std::size_t byte) { return static_cast<unsigned char>(rank * 131 + byte * 7 + 1); }
+constexpr unsigned char kUntouched = 0xA5;
+
+// A buffer for `count` elements per block and `blocks` blocks, with margins
+// around the typemap's true extent so negative lower bounds and holes fit.
+struct TypedBuffer {
+  std::vector<unsigned char> bytes;
+  std::size_t origin = 0;  // offset of the MPI buffer address in `bytes`
+
+  TypedBuffer(MPI_Datatype type, MPI_Count count, int blocks) {
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    PMPI_Type_get_extent(type, &lb, &extent);
+    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    const MPI_Aint elements = count * blocks;
+    const MPI_Aint span = elements > 0 ? (elements - 1) * extent + true_lb + true_extent : 0;
+    origin = 64 + static_cast<std::size_t>(std::max<MPI_Aint>(0, -true_lb));
+    bytes.assign(origin + static_cast<std::size_t>(std::max<MPI_Aint>(span, 0)) + 64, kUntouched);
+  }
+  void* data() { return bytes.data() + origin; }
+};
+
+std::vector<MPI_Datatype> derived_types;
+
+MPI_Datatype committed(MPI_Datatype type) {
+  PMPI_Type_commit(&type);
+  derived_types.push_back(type);
+  return type;
+}
+
+std::vector<TypeCase> make_cases() {
+  std::vector<TypeCase> cases;
+  cases.push_back({"int x1", MPI_INT, 1, MPI_INT, 1, false, false, true});
+  cases.push_back({"int x3", MPI_INT, 3, MPI_INT, 3, false, false, true});
+  cases.push_back({"double x5", MPI_DOUBLE, 5, MPI_DOUBLE, 5});
+  cases.push_back({"char x7 (odd bytes)", MPI_CHAR, 7, MPI_CHAR, 7});
+  cases.push_back({"double x2048 (16 KiB blocks)", MPI_DOUBLE, 2048, MPI_DOUBLE, 2048});
+
+  MPI_Datatype vector;
+  PMPI_Type_vector(3, 2, 4, MPI_INT, &vector);
+  vector = committed(vector);
+  cases.push_back({"vector(3,2,4) of int x2", vector, 2, vector, 2});
+
+  struct Record {
+    int a;
+    double b;
+    char c;
+  };
+  const int lengths[3] = {1, 1, 1};
+  const MPI_Aint displs[3] = {offsetof(Record, a), offsetof(Record, b), offsetof(Record, c)};
+  const MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
+  MPI_Datatype record_raw, record;
+  PMPI_Type_create_struct(3, lengths, displs, types, &record_raw);
+  PMPI_Type_create_resized(record_raw, 0, sizeof(Record), &record);
+  PMPI_Type_free(&record_raw);
+  record = committed(record);
+  cases.push_back({"struct {int,double,char} x2", record, 2, record, 2});
+
+  MPI_Datatype spaced;
+  PMPI_Type_create_resized(MPI_INT, 0, 12, &spaced);
+  spaced = committed(spaced);
+  cases.push_back({"int resized to extent 12 x3", spaced, 3, spaced, 3});
+
+  MPI_Datatype negative_lb;
+  PMPI_Type_create_resized(MPI_INT, -8, 16, &negative_lb);
+  negative_lb = committed(negative_lb);
+  cases.push_back({"int resized lb -8 extent 16 x2", negative_lb, 2, negative_lb, 2});
+
+  MPI_Datatype strided_recv;
+  PMPI_Type_vector(3, 2, 3, MPI_INT, &strided_recv);
+  strided_recv = committed(strided_recv);
+  cases.push_back({"int x6 sent, vector(3,2,3) received", MPI_INT, 6, strided_recv, 1});
+
+  // Type order differs from memory order: data must follow the typemap.
+  const int index_lengths[2] = {1, 1};
+  const int index_displs[2] = {1, 0};
+  MPI_Datatype swapped;
+  PMPI_Type_indexed(2, index_lengths, index_displs, MPI_INT, &swapped);
+  swapped = committed(swapped);
+  cases.push_back({"indexed {1,0} x3 sent, int x6 received", swapped, 3, MPI_INT, 6});
+
+  cases.push_back({"MPI_DOUBLE_INT pair x2", MPI_DOUBLE_INT, 2, MPI_DOUBLE_INT, 2});
+  cases.push_back({"in place int x4", MPI_DATATYPE_NULL, 0, MPI_INT, 4, true});
+  cases.push_back({"in place vector(3,2,4) x1", MPI_DATATYPE_NULL, 0, vector, 1, true});
+  cases.push_back({"count 0", MPI_INT, 0, MPI_INT, 0});
+  cases.push_back({"MPI_Alltoall_c double x5", MPI_DOUBLE, 5, MPI_DOUBLE, 5, false, true});
+  cases.push_back({"MPI_Alltoall_c in place struct x1", MPI_DATATYPE_NULL, 0, record, 1, true, true});
+  return cases;
+}
+
+bool empty(const TypeCase& c) {
+  int size = 0;
+  PMPI_Type_size(c.recvtype, &size);
+  return c.recvcount * size == 0;
+}
+
+int call_alltoall(const TypeCase& c, const void* sendbuf, void* recvbuf, MPI_Comm comm, bool reference) {
+  const void* send = c.in_place ? MPI_IN_PLACE : sendbuf;
+  if (reference) return PMPI_Alltoall_c(send, c.sendcount, c.sendtype, recvbuf, c.recvcount, c.recvtype, comm);
+  if (c.large_count_api) return MPI_Alltoall_c(send, c.sendcount, c.sendtype, recvbuf, c.recvcount, c.recvtype, comm);
+  return MPI_Alltoall(send, static_cast<int>(c.sendcount), c.sendtype, recvbuf, static_cast<int>(c.recvcount),
+                      c.recvtype, comm);
+}
+
+void fill(TypedBuffer& buffer, int rank) {
+  for (std::size_t i = 0; i < buffer.bytes.size(); ++i) buffer.bytes[i] = pattern(rank, i);
+}
+
+// Runs one case through shim and through PMPI and compares.
+void run_case(const TypeCase& c, MPI_Comm comm, const std::string& where) {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  TypedBuffer send(c.in_place ? c.recvtype : c.sendtype, c.in_place ? c.recvcount : c.sendcount, size);
+  TypedBuffer got(c.recvtype, c.recvcount, size);
+  TypedBuffer want(c.recvtype, c.recvcount, size);
+  fill(send, rank);
+  if (c.in_place) {
+    fill(got, rank);
+    fill(want, rank);
+  }
+  const int rc = call_alltoall(c, send.data(), got.data(), comm, false);
+  check->expect(rc == MPI_SUCCESS, where + " " + c.name + ": MPI_Alltoall returned " + std::to_string(rc));
+  call_alltoall(c, send.data(), want.data(), comm, true);
+
+  const auto mismatch = std::mismatch(got.bytes.begin(), got.bytes.end(), want.bytes.begin());
+  check->expect(mismatch.first == got.bytes.end(),
+                where + " " + c.name + ": differs from PMPI_Alltoall at byte " +
+                    std::to_string(mismatch.first - got.bytes.begin()) + " of " + std::to_string(got.bytes.size()));
+
+  if (c.contiguous_ints) {
+    // Block from rank s is what s put at block `rank` of its send buffer.
+    const std::size_t block = sizeof(int) * static_cast<std::size_t>(c.recvcount);
+    bool ok = true;
+    for (int s = 0; s < size && ok; ++s) {
+      for (std::size_t b = 0; b < block; ++b) {
+        ok = ok && got.bytes[got.origin + s * block + b] == pattern(s, send.origin + rank * block + b);
+      }
+    }
+    check->expect(ok, where + " " + c.name + ": values differ from the independently computed ones");
+  }
+}
+
+shim_alltoall_counters counters(shim_alltoall_algorithm algorithm) {
+  shim_alltoall_counters c{};
+  shim_get_alltoall_counters(algorithm, &c);
+  return c;
+}
+
+struct NamedComm {
+  std::string name;
+  MPI_Comm comm;
+};
+
+std::vector<NamedComm> make_comms() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<NamedComm> comms;
+  comms.push_back({"world", MPI_COMM_WORLD});
+  MPI_Comm c;
+  PMPI_Comm_dup(MPI_COMM_WORLD, &c);
+  comms.push_back({"dup(world)", c});
+  PMPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &c);
+  comms.push_back({"reversed", c});
+  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &c);
+  comms.push_back({"split(rank%2)", c});
+  PMPI_Comm_split(MPI_COMM_WORLD, rank % 3 == 1 ? MPI_UNDEFINED : 0, rank, &c);
+  comms.push_back({"without rank%3==1", c});
+  comms.push_back({"self", MPI_COMM_SELF});
+  return comms;
+}
+
+constexpr shim_alltoall_algorithm kAlgorithms[] = {SHIM_ALLTOALL_NATIVE, SHIM_ALLTOALL_SA, SHIM_ALLTOALL_RD,
+                                                   SHIM_ALLTOALL_LEADER, SHIM_ALLTOALL_AUTO};
+const char* const kAlgorithmNames[] = {"auto", "native", "sa", "rd", "leader"};
+
+void run_matrix(const std::vector<TypeCase>& cases) {
+  for (const NamedComm& named : make_comms()) {
+    if (named.comm == MPI_COMM_NULL) continue;
+    for (shim_alltoall_algorithm algorithm : kAlgorithms) {
+      const std::string where = named.name + "/" + kAlgorithmNames[algorithm];
+      check->expect(shim_set_alltoall_algorithm(named.comm, algorithm) == MPI_SUCCESS, where + ": select algorithm");
+      const shim_alltoall_counters before = counters(algorithm);
+      long handled = 0;
+      for (const TypeCase& c : cases) {
+        run_case(c, named.comm, where);
+        handled += empty(c) ? 0 : 1;
+      }
+      // Empty exchanges go to native untouched and uncounted; every other
+      // call must have run the algorithm that was asked for.
+      const shim_alltoall_counters after = counters(algorithm);
+      check->expect(static_cast<long>(after.calls - before.calls) == handled,
+                    where + ": " + std::to_string(after.calls - before.calls) + " calls counted, expected " +
+                        std::to_string(handled));
+    }
+    check->expect(shim_set_alltoall_algorithm(named.comm, SHIM_ALLTOALL_AUTO) == MPI_SUCCESS, "reset to auto");
+    if (named.comm != MPI_COMM_WORLD && named.comm != MPI_COMM_SELF) {
+      MPI_Comm c = named.comm;
+      PMPI_Comm_free(&c);
+    }
+  }
+}
+
+// Internal messages must not be matched by the application's wildcard receive.
+void pending_wildcard_receive() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  // MPICH 4.0.2's own PMPI_Alltoall hangs on a one-rank communicator while a
+  // wildcard receive is pending on it (reproduced without shim).
+  if (size == 1) return;
+  int incoming = -1;
+  MPI_Request request;
+  PMPI_Irecv(&incoming, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &request);
+  shim_set_alltoall_algorithm(MPI_COMM_WORLD, SHIM_ALLTOALL_SA);
+  run_case({"int x3 under a pending wildcard receive", MPI_INT, 3, MPI_INT, 3, false, false, true}, MPI_COMM_WORLD,
+           "world/sa");
+  shim_set_alltoall_algorithm(MPI_COMM_WORLD, SHIM_ALLTOALL_AUTO);
+  const int message = 1000 + rank;
+  PMPI_Send(&message, 1, MPI_INT, (rank + 1) % size, 77, MPI_COMM_WORLD);
+  MPI_Status status;
+  PMPI_Wait(&request, &status);
+  const int from = (rank - 1 + size) % size;
+  check->expect(incoming == 1000 + from && status.MPI_TAG == 77 && status.MPI_SOURCE == from,
+                "wildcard receive got value " + std::to_string(incoming) + " tag " + std::to_string(status.MPI_TAG));
+}
+
+// Freed communicators' handles are reused; cached state must not be.
+void reused_handles() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int colors[3] = {0, rank % 2, rank < size / 2 ? 0 : 1};
+  for (int round = 0; round < 3; ++round) {
+    MPI_Comm comm;
+    PMPI_Comm_split(MPI_COMM_WORLD, colors[round], round == 1 ? -rank : rank, &comm);
+    for (shim_alltoall_algorithm algorithm : {SHIM_ALLTOALL_SA, SHIM_ALLTOALL_LEADER}) {
+      shim_set_alltoall_algorithm(comm, algorithm);
+      run_case({"int x1 on a re-created communicator", MPI_INT, 1, MPI_INT, 1, false, false, true}, comm,
+               "round " + std::to_string(round) + "/" + kAlgorithmNames[algorithm]);
+    }
+    PMPI_Comm_free(&comm);
+  }
+}
+
+void intercommunicator_goes_native() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) return;
+  MPI_Comm half, inter;
+  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  PMPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 5, &inter);
+  const shim_alltoall_counters before = counters(SHIM_ALLTOALL_AUTO);
+  run_case({"int x2 on an intercommunicator", MPI_INT, 2, MPI_INT, 2}, inter, "intercomm");
+  check->expect(counters(SHIM_ALLTOALL_AUTO).calls == before.calls, "intercomm call was not left to native");
+  PMPI_Comm_free(&inter);
+  PMPI_Comm_free(&half);
+}
+
+void control_api() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  check->expect(std::strcmp(shim_version(), SHIM_VERSION_STRING) == 0, "shim_version matches the header");
+
+  MPI_Comm comm;
+  PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  check->expect(shim_set_alltoall_algorithm(comm, static_cast<shim_alltoall_algorithm>(99)) == MPI_ERR_ARG,
+                "unknown algorithm is MPI_ERR_ARG");
+  if (size > 1) {
+    const auto mine = rank == 0 ? SHIM_ALLTOALL_SA : SHIM_ALLTOALL_RD;
+    check->expect(shim_set_alltoall_algorithm(comm, mine) == MPI_ERR_ARG, "disagreeing algorithms are MPI_ERR_ARG");
+    check->expect(shim_set_enabled(comm, rank == 0) == MPI_ERR_ARG, "disagreeing switches are MPI_ERR_ARG");
+  }
+  check->expect(shim_get_alltoall_counters(SHIM_ALLTOALL_SA, nullptr) == MPI_ERR_ARG, "null counters is MPI_ERR_ARG");
+
+  // Switched off: pure pass-through, nothing counted, still correct.
+  check->expect(shim_set_alltoall_algorithm(comm, SHIM_ALLTOALL_SA) == MPI_SUCCESS, "select sa");
+  check->expect(shim_set_enabled(comm, 0) == MPI_SUCCESS, "switch off");
+  int enabled = -1;
+  shim_get_enabled(comm, &enabled);
+  check->expect(enabled == 0, "reports off");
+  const shim_alltoall_counters before = counters(SHIM_ALLTOALL_AUTO);
+  run_case({"int x3 with shim switched off", MPI_INT, 3, MPI_INT, 3, false, false, true}, comm, "off");
+  check->expect(counters(SHIM_ALLTOALL_AUTO).calls == before.calls, "switched-off call was counted");
+  check->expect(shim_set_enabled(comm, 1) == MPI_SUCCESS, "switch on");
+  run_case({"int x3 with shim switched on again", MPI_INT, 3, MPI_INT, 3, false, false, true}, comm, "on");
+  check->expect(counters(SHIM_ALLTOALL_AUTO).calls == before.calls + 1, "switched-on call was counted once");
+  PMPI_Comm_free(&comm);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  shim::test::MpiCheck checker("alltoall_matrix");
+  check = &checker;
+  const std::vector<TypeCase> cases = make_cases();
+  run_matrix(cases);
+  pending_wildcard_receive();
+  reused_handles();
+  intercommunicator_goes_native();
+  control_api();
+  for (MPI_Datatype& type : derived_types) PMPI_Type_free(&type);
+  const int status = checker.finish();
+  MPI_Finalize();
+  return status;
+}
