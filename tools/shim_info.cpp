@@ -1,0 +1,332 @@
+// shim-info: what shim does in this job. Run it under mpiexec exactly like
+// the application (same number of ranks, same SHIM_* and HWLOC_XMLFILE
+// environment); rank 0 prints the settings in effect, the node map of
+// MPI_COMM_WORLD, each node's hardware, the alltoall policy table, and the
+// decision and inter-node message count for every power-of-two block size.
+//
+// It links shim's internals statically instead of loading libshim.so: it
+// builds the same per-communicator state the library would, through the same
+// code, while its own MPI calls go straight to PMPI.
+#include <mpi.h>
+#include <shim/version.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/alltoall_algorithm.hpp"
+#include "collectives/alltoall_policy.hpp"
+#include "collectives/alltoall_schedules.hpp"
+#include "collectives/traffic.hpp"
+#include "shim/alltoall_dispatch.hpp"
+#include "shim/comm_state.hpp"
+#include "shim/config.hpp"
+#include "shim/runtime.hpp"
+#include "topology/hierarchy.hpp"
+#include "topology/hwloc_summary.hpp"
+#include "topology/layout.hpp"
+
+namespace {
+
+constexpr int kRoot = 0;
+constexpr std::int64_t kLargestBlock = std::int64_t{1} << 20;
+
+// A failed collective would leave the other ranks waiting, so any MPI error
+// ends the whole job, with the reason on stderr.
+void require(int rc, std::string_view what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  PMPI_Error_string(rc, text, &length);
+  std::cerr << "shim-info: " << what << " failed: " << std::string_view(text, length) << std::endl;
+  PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+// Every rank's `text`, in rank order, on the root; empty elsewhere.
+std::vector<std::string> gather_text(const std::string& text) {
+  int rank = 0;
+  int size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const MPI_Count length = static_cast<MPI_Count>(text.size());
+  std::vector<MPI_Count> lengths(rank == kRoot ? size : 0);
+  require(PMPI_Gather(&length, 1, MPI_COUNT, lengths.data(), 1, MPI_COUNT, kRoot, MPI_COMM_WORLD),
+          "gathering text lengths");
+  std::vector<MPI_Aint> offsets(lengths.size());
+  MPI_Count total = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    offsets[i] = static_cast<MPI_Aint>(total);
+    total += lengths[i];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  require(PMPI_Gatherv_c(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, kRoot,
+                         MPI_COMM_WORLD),
+          "gathering text");
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    texts.push_back(all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
+  }
+  return texts;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// "0-3,8,10-11" for ascending indexes.
+std::string index_ranges(std::span<const int> indexes) {
+  std::string text;
+  for (std::size_t first = 0; first < indexes.size();) {
+    std::size_t last = first;
+    while (last + 1 < indexes.size() && indexes[last + 1] == indexes[last] + 1) ++last;
+    if (!text.empty()) text += ',';
+    text += std::to_string(indexes[first]);
+    if (last > first) text += "-" + std::to_string(indexes[last]);
+    first = last + 1;
+  }
+  return text;
+}
+
+// Rows as lines with every column but the last padded to its widest cell,
+// so one long trailing cell does not push the other rows apart.
+std::vector<std::string> table_lines(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t column = 0; column + 1 < row.size(); ++column) {
+      widths[column] = std::max(widths[column], row[column].size());
+    }
+  }
+  std::vector<std::string> lines;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t column = 0; column < row.size(); ++column) {
+      line += row[column];
+      if (column + 1 < row.size()) line += std::string(widths[column] - row[column].size() + 2, ' ');
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+void print_indented(const std::vector<std::string>& lines, std::string_view indent) {
+  for (const std::string& line : lines) std::cout << indent << line << '\n';
+}
+
+// rank 0's environment text of a setting: rank 0's settings are the ones
+// broadcast to every rank at start.
+std::string setting_in_effect(const shim::SettingSpec& spec) {
+  const char* text = std::getenv(std::string(spec.name).c_str());
+  if (text == nullptr) return "(default)";
+  shim::Config scratch = shim::config();
+  if (!spec.apply(text, scratch)) return "(default; '" + std::string(text) + "' rejected)";
+  return text;
+}
+
+void print_settings() {
+  std::cout << "Settings (rank 0's environment, used by every rank)\n";
+  std::vector<std::vector<std::string>> rows = {{"setting", "in effect", "default", "accepted"}};
+  for (const shim::SettingSpec& spec : shim::setting_specs()) {
+    rows.push_back({std::string(spec.name), setting_in_effect(spec), std::string(spec.default_value),
+                    std::string(spec.values)});
+  }
+  const std::vector<std::string> lines = table_lines(rows);
+  std::cout << "  " << lines[0] << '\n';
+  const std::span<const shim::SettingSpec> specs = shim::setting_specs();
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    std::cout << "  " << lines[i + 1] << '\n' << "      " << specs[i].effect << '\n';
+  }
+  if (!shim::config().enabled) {
+    std::cout << "  SHIM_ENABLE=0: every call goes to native MPI; the decisions below are what shim would take "
+                 "if enabled\n";
+  }
+}
+
+// Distinct processor names of a node's ranks, in rank order: virtual nodes
+// (SHIM_NODE_SIZE) may span hosts.
+std::string node_processor_names(const shim::topo::Layout& layout, int node,
+                                 const std::vector<std::string>& processor_names) {
+  std::vector<std::string> distinct;
+  for (const int rank : layout.members(node)) {
+    if (std::find(distinct.begin(), distinct.end(), processor_names[rank]) == distinct.end()) {
+      distinct.push_back(processor_names[rank]);
+    }
+  }
+  std::string text;
+  for (const std::string& name : distinct) text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+
+void print_node_map(const shim::topo::Hierarchy& hierarchy, const std::vector<std::string>& processor_names) {
+  const shim::topo::Layout& layout = hierarchy.layout();
+  std::cout << "\nNode map of MPI_COMM_WORLD: " << layout.describe() << '\n'
+            << "  nodes from: " << hierarchy.node_source() << '\n';
+  for (int node = 0; node < layout.nodes(); ++node) {
+    std::cout << "  node " << node << " (" << node_processor_names(layout, node, processor_names)
+              << "): " << layout.ppn(node) << (layout.ppn(node) == 1 ? " rank: " : " ranks: ")
+              << index_ranges(layout.members(node)) << '\n';
+  }
+}
+
+struct NodeHardware {
+  std::string one_line;  // or the reason hwloc failed
+  std::string details;   // the lines of the multi-line description, joined by '\n'; empty if hwloc failed
+};
+
+NodeHardware describe_this_node() {
+  const shim::topo::HwlocSummaryResult result = shim::topo::summarize_this_machine();
+  if (!result.ok()) return {result.error, ""};
+  std::string details;
+  for (const std::string& line : shim::topo::describe_lines(result.summary)) {
+    details += (details.empty() ? "" : "\n") + line;
+  }
+  return {shim::topo::describe_one_line(result.summary), details};
+}
+
+// `one_lines` and `details` hold every world rank's text; only node leaders'
+// are filled.
+void print_hardware(const shim::topo::Layout& layout, const std::vector<std::string>& one_lines,
+                    const std::vector<std::string>& details) {
+  std::cout << "\nHardware per node (hwloc, loaded by each node's leader)\n";
+  // Nodes with identical details share one block, so a large homogeneous
+  // job prints its locality table once.
+  std::map<std::string, std::vector<int>> nodes_by_details;
+  std::vector<std::string> details_in_order;
+  for (int node = 0; node < layout.nodes(); ++node) {
+    const int leader = layout.rank_of(node, 0);
+    std::cout << "  node " << node << " (rank " << leader << "): " << one_lines[leader] << '\n';
+    if (details[leader].empty()) continue;
+    auto& nodes = nodes_by_details[details[leader]];
+    if (nodes.empty()) details_in_order.push_back(details[leader]);
+    nodes.push_back(node);
+  }
+  for (const std::string& text : details_in_order) {
+    const std::vector<int>& nodes = nodes_by_details[text];
+    std::cout << "  " << (nodes.size() == 1 ? "node " : "nodes ") << index_ranges(nodes) << ":\n";
+    print_indented(split_lines(text), "    ");
+  }
+}
+
+void print_policy() {
+  const shim::Config& config = shim::config();
+  const shim::coll::AlltoallThresholds& thresholds = config.alltoall_thresholds;
+  std::cout << "\nAlltoall policy (applies when SHIM_ALLTOALL=auto; the first matching rule decides)\n"
+            << "  in effect: SHIM_ALLTOALL=" << shim::name(config.alltoall)
+            << ", SHIM_NIC=" << shim::topo::name(config.nic)
+            << ", SHIM_ALLTOALL_SA_MAX=" << shim::coll::format_bytes(thresholds.sa_max_bytes)
+            << ", SHIM_ALLTOALL_LEADER_MAX=" << shim::coll::format_bytes(thresholds.leader_max_bytes) << '\n';
+  if (config.alltoall != shim::AlltoallChoice::automatic) {
+    std::cout << "  SHIM_ALLTOALL=" << shim::name(config.alltoall) << " overrides this table\n";
+  }
+  std::vector<std::vector<std::string>> rows = {{"rule", "algorithm", "condition"}};
+  const std::span<const shim::coll::AlltoallRule> rules = shim::coll::alltoall_rules();
+  for (const shim::coll::AlltoallRule& rule : rules) {
+    rows.push_back({std::string(rule.name), std::string(shim::coll::name(rule.algorithm)),
+                    std::string(rule.condition)});
+  }
+  const std::vector<std::string> lines = table_lines(rows);
+  std::cout << "  " << lines[0] << '\n';
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    std::cout << "  " << lines[i + 1] << '\n' << "      " << rules[i].why << '\n';
+  }
+}
+
+// Inter-node messages per alltoall call, summed over each node's ranks and
+// counted from the schedules every rank would run. MPICH's own algorithm is
+// not visible to shim, so native counts as the flat exchange it starts from.
+std::vector<std::int64_t> inter_messages_per_node(const shim::topo::Layout& layout,
+                                                  shim::coll::AlltoallAlgorithm algorithm) {
+  std::vector<std::int64_t> per_node(static_cast<std::size_t>(layout.nodes()), 0);
+  for (int rank = 0; rank < layout.size(); ++rank) {
+    const shim::coll::Traffic traffic =
+        algorithm == shim::coll::AlltoallAlgorithm::native
+            ? shim::coll::flat_traffic(layout, rank)
+            : shim::coll::schedule_traffic(shim::coll::build_alltoall_schedule(algorithm, layout, rank), layout, rank);
+    per_node[static_cast<std::size_t>(layout.node_of(rank))] += traffic.inter_messages;
+  }
+  return per_node;
+}
+
+// "4", or "2..6" when nodes differ (uneven nodes). A layout has at least
+// one node.
+std::string value_spread(const std::vector<std::int64_t>& values) {
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  return *low == *high ? std::to_string(*low) : std::to_string(*low) + ".." + std::to_string(*high);
+}
+
+void print_decisions(const shim::CommState& state, const shim::topo::Hierarchy& hierarchy) {
+  const shim::topo::Layout& layout = hierarchy.layout();
+  std::array<std::string, shim::coll::kAlltoallAlgorithms.size()> messages;
+  for (const shim::coll::AlltoallAlgorithm algorithm : shim::coll::kAlltoallAlgorithms) {
+    messages[static_cast<std::size_t>(algorithm)] = value_spread(inter_messages_per_node(layout, algorithm));
+  }
+  const std::string& flat = messages[static_cast<std::size_t>(shim::coll::AlltoallAlgorithm::native)];
+
+  std::cout << "\nAlltoall decisions on MPI_COMM_WORLD (" << layout.describe() << ")\n"
+            << "  inter-node messages per node and call; native is counted as a flat exchange\n";
+  std::vector<std::vector<std::string>> rows = {{"block", "algorithm", "rule", "messages", "flat", "reason"}};
+  for (std::int64_t block = 1; block <= kLargestBlock; block *= 2) {
+    const shim::AlltoallChoiceMade made = shim::decide_alltoall(state, hierarchy, block);
+    rows.push_back({shim::coll::format_bytes(block), std::string(shim::coll::name(made.algorithm)), made.rule,
+                    messages[static_cast<std::size_t>(made.algorithm)], flat, made.reason});
+  }
+  print_indented(table_lines(rows), "  ");
+}
+
+void report() {
+  shim::CommState* state = nullptr;
+  require(shim::comm_state(MPI_COMM_WORLD, state), "attaching shim's state to MPI_COMM_WORLD");
+  const shim::topo::Hierarchy* hierarchy = nullptr;
+  require(state->hierarchy(MPI_COMM_WORLD, shim::config().node_size, hierarchy),
+          "building the node hierarchy of MPI_COMM_WORLD");
+
+  char processor_name[MPI_MAX_PROCESSOR_NAME] = {};
+  int name_length = 0;
+  require(PMPI_Get_processor_name(processor_name, &name_length), "MPI_Get_processor_name");
+  const std::vector<std::string> processor_names = gather_text(std::string(processor_name, name_length));
+
+  // One topology per node is enough, and loading one is slow on large machines.
+  const NodeHardware hardware = hierarchy->leader() ? describe_this_node() : NodeHardware{};
+  const std::vector<std::string> one_lines = gather_text(hardware.one_line);
+  const std::vector<std::string> details = gather_text(hardware.details);
+
+  if (shim::world_rank() != kRoot) return;
+  std::cout << "shim-info " << SHIM_VERSION_STRING << ": " << hierarchy->layout().size() << " ranks\n\n";
+  print_settings();
+  print_node_map(*hierarchy, processor_names);
+  print_hardware(hierarchy->layout(), one_lines, details);
+  print_policy();
+  print_decisions(*state, *hierarchy);
+  std::cout << std::flush;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (PMPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    std::cerr << "shim-info: MPI_Init failed\n";
+    return EXIT_FAILURE;
+  }
+  // Errors come back to require(), which names the step that failed.
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  shim::start_runtime(shim::StartMode::collective);
+  report();
+  shim::stop_runtime(shim::StopCause::finalize_wrapper);
+  PMPI_Finalize();
+  return EXIT_SUCCESS;
+}
