@@ -40,7 +40,7 @@ void read_settings(StartMode mode) {
 
 void print_stats_report() {
   stats::Table table = stats::snapshot();
-  int processes = 1;
+  std::string scope = "this process only (shim started lazily, so no job-wide sum)";
   if (g_mode == StartMode::collective) {
     // Sum over the job on rank 0; every process reaches this in MPI_Finalize.
     static_assert(sizeof(stats::Table) == sizeof(std::uint64_t) * stats::kFieldCount * stats::kSizeClasses *
@@ -50,9 +50,9 @@ void print_stats_report() {
                 MPI_SUM, 0, MPI_COMM_WORLD);
     if (g_world_rank != 0) return;
     table = sums;
-    processes = g_world_size;
+    scope = "summed over " + std::to_string(g_world_size) + " processes";
   }
-  for (const std::string& line : stats::report_lines(table, processes)) {
+  for (const std::string& line : stats::report_lines(table, scope)) {
     print_line(g_mode == StartMode::lazy ? "[rank " + std::to_string(g_world_rank) + "] " + line : line);
   }
 }

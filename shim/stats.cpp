@@ -68,13 +68,13 @@ Counters total(const Table& table, coll::AlltoallAlgorithm algorithm) {
   return sum;
 }
 
-std::vector<std::string> report_lines(const Table& table, int processes) {
+std::vector<std::string> report_lines(const Table& table, const std::string& scope) {
   static constexpr std::array<const char*, kFieldCount> kKeys = {
       "calls",       "ops",        "payload_bytes", "inter_msgs",      "inter_bytes",
       "intra_msgs",  "intra_bytes", "flat_inter_msgs", "flat_inter_bytes"};
   std::vector<std::string> lines;
-  lines.push_back("stats: MPI_Alltoall summed over " + std::to_string(processes) +
-                  " processes. ops = collective operations; msgs and bytes as each algorithm's schedule sends "
+  lines.push_back("stats: MPI_Alltoall, " + scope +
+                  ". ops = collective operations; msgs and bytes as each algorithm's schedule sends "
                   "them (n/a: native's own messages are not visible); flat_* = a direct exchange of the same calls");
   for (coll::AlltoallAlgorithm algorithm : coll::kAlltoallAlgorithms) {
     const bool native = algorithm == coll::AlltoallAlgorithm::native;

@@ -49,7 +49,7 @@ void reset();
 Counters total(const Table& table, coll::AlltoallAlgorithm algorithm);
 
 // The SHIM_STATS report: one key=value line per algorithm and size class
-// that saw calls. `table` holds sums over `processes` processes.
-std::vector<std::string> report_lines(const Table& table, int processes);
+// that saw calls. `scope` says whose counts `table` holds.
+std::vector<std::string> report_lines(const Table& table, const std::string& scope);
 
 }  // namespace shim::stats
