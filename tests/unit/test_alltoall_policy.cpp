@@ -1,0 +1,67 @@
+#include <catch2/catch.hpp>
+
+#include "collectives/alltoall_policy.hpp"
+
+using shim::coll::AlltoallAlgorithm;
+using shim::coll::AlltoallPolicyInput;
+using shim::coll::AlltoallThresholds;
+using shim::coll::choose_alltoall;
+using shim::topo::NicClass;
+
+namespace {
+AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = NicClass::onload,
+                       AlltoallThresholds thresholds = {}) {
+  return choose_alltoall(AlltoallPolicyInput{block, nodes, ppn, nic}, thresholds).algorithm;
+}
+}  // namespace
+
+TEST_CASE("one node or one process per node stays native", "[policy]") {
+  CHECK(pick(8, 1, 8) == AlltoallAlgorithm::native);
+  CHECK(choose_alltoall({8, 1, 8, NicClass::onload}, {}).rule == "single-node");
+  CHECK(pick(8, 64, 1) == AlltoallAlgorithm::native);
+  CHECK(choose_alltoall({8, 64, 1, NicClass::offload}, {}).rule == "one-per-node");
+}
+
+TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
+  // Seed 001 on 64 x 8 InfiniPath: SA wins up to 2 KiB blocks.
+  CHECK(pick(1, 64, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(2048, 64, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(2049, 64, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(4096, 2, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(4097, 2, 4) == AlltoallAlgorithm::native);
+  AlltoallThresholds wider;
+  wider.sa_max_bytes = 64 * 1024;
+  CHECK(pick(8192, 64, 8, NicClass::onload, wider) == AlltoallAlgorithm::sa);
+}
+
+TEST_CASE("offload NICs prefer one sender per node for small blocks", "[policy]") {
+  CHECK(pick(128, 64, 8, NicClass::offload) == AlltoallAlgorithm::leader);  // 8^2 x 128 B = 8 KiB
+  CHECK(pick(129, 64, 8, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(2049, 64, 8, NicClass::offload) == AlltoallAlgorithm::native);
+  CHECK(pick(128, 64, 8, NicClass::onload) == AlltoallAlgorithm::sa);
+}
+
+TEST_CASE("absurd sizes do not overflow into a small-message rule", "[policy]") {
+  const std::int64_t huge = std::int64_t{1} << 62;
+  CHECK(pick(huge, 1024, 128, NicClass::offload) == AlltoallAlgorithm::native);
+  CHECK(pick(huge, 1024, 128) == AlltoallAlgorithm::native);
+}
+
+TEST_CASE("every decision names its rule and explains itself with numbers", "[policy]") {
+  const auto decision = choose_alltoall({512, 2, 4, NicClass::onload}, {});
+  CHECK(decision.rule == "aggregate");
+  CHECK(decision.reason.find("2 KiB <= 16 KiB") != std::string::npos);
+  for (const auto& rule : shim::coll::alltoall_rules()) {
+    CHECK_FALSE(rule.condition.empty());
+    CHECK_FALSE(rule.why.empty());
+  }
+  CHECK(shim::coll::alltoall_rules().back().condition == "otherwise");
+}
+
+TEST_CASE("byte formatting", "[policy]") {
+  CHECK(shim::coll::format_bytes(0) == "0 B");
+  CHECK(shim::coll::format_bytes(1000) == "1000 B");
+  CHECK(shim::coll::format_bytes(16384) == "16 KiB");
+  CHECK(shim::coll::format_bytes(3 << 20) == "3 MiB");
+  CHECK(shim::coll::format_bytes(1536) == "1536 B");
+}

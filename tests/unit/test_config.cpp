@@ -1,0 +1,112 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "shim/config.hpp"
+
+using shim::AlltoallChoice;
+using shim::parse_config;
+
+namespace {
+
+shim::ParsedConfig parse(const std::map<std::string, std::string>& env) {
+  return parse_config([&env](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+}  // namespace
+
+TEST_CASE("no settings give the documented defaults", "[config]") {
+  const auto parsed = parse({});
+  CHECK(parsed.problems.empty());
+  CHECK(parsed.config.enabled);
+  CHECK(parsed.config.alltoall == AlltoallChoice::automatic);
+  CHECK_FALSE(parsed.config.verbose);
+  CHECK_FALSE(parsed.config.stats);
+  CHECK(parsed.config.node_size == 0);
+  CHECK(parsed.config.nic == shim::topo::NicClass::onload);
+  CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 16384);
+  CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
+}
+
+TEST_CASE("valid settings are applied", "[config]") {
+  const auto parsed = parse({{"SHIM_ENABLE", "0"},
+                             {"SHIM_ALLTOALL", "leader"},
+                             {"SHIM_VERBOSE", "yes"},
+                             {"SHIM_STATS", "on"},
+                             {"SHIM_NODE_SIZE", "4"},
+                             {"SHIM_NIC", "offload"},
+                             {"SHIM_ALLTOALL_SA_MAX", "32K"},
+                             {"SHIM_ALLTOALL_LEADER_MAX", "1m"}});
+  CHECK(parsed.problems.empty());
+  CHECK_FALSE(parsed.config.enabled);
+  CHECK(parsed.config.alltoall == AlltoallChoice::leader);
+  CHECK(parsed.config.verbose);
+  CHECK(parsed.config.stats);
+  CHECK(parsed.config.node_size == 4);
+  CHECK(parsed.config.nic == shim::topo::NicClass::offload);
+  CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 32 * 1024);
+  CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 1024 * 1024);
+}
+
+TEST_CASE("a malformed setting gives one line naming variable, value and accepted values", "[config]") {
+  const auto parsed = parse({{"SHIM_ALLTOALL", "sx"}, {"SHIM_VERBOSE", "1"}});
+  REQUIRE(parsed.problems.size() == 1);
+  const std::string& line = parsed.problems.front();
+  CHECK(line.find("SHIM_ALLTOALL") != std::string::npos);
+  CHECK(line.find("'sx'") != std::string::npos);
+  CHECK(line.find("auto|native|sa|rd|leader") != std::string::npos);
+  CHECK(line.find("default, auto") != std::string::npos);
+  CHECK(line.find('\n') == std::string::npos);
+  // The bad value falls back to the default; the good one still applies.
+  CHECK(parsed.config.alltoall == AlltoallChoice::automatic);
+  CHECK(parsed.config.verbose);
+}
+
+TEST_CASE("every kind of malformed value is rejected without side effects", "[config]") {
+  for (const auto& [name, value] : std::map<std::string, std::string>{{"SHIM_NODE_SIZE", "0"},
+                                                                      {"SHIM_NODE_SIZE", "-2"},
+                                                                      {"SHIM_NODE_SIZE", "4x"},
+                                                                      {"SHIM_ENABLE", "2"},
+                                                                      {"SHIM_ENABLE", ""},
+                                                                      {"SHIM_NIC", "Onload"},
+                                                                      {"SHIM_ALLTOALL_SA_MAX", "16Q"},
+                                                                      {"SHIM_ALLTOALL_SA_MAX", "-1"},
+                                                                      {"SHIM_ALLTOALL_LEADER_MAX", "99999999999999999999"},
+                                                                      {"SHIM_ALLTOALL_LEADER_MAX", "9000000000G"}}) {
+    INFO(name << "=" << value);
+    const auto parsed = parse({{name, value}});
+    CHECK(parsed.problems.size() == 1);
+    const shim::Config defaults;
+    CHECK(parsed.config.node_size == defaults.node_size);
+    CHECK(parsed.config.enabled == defaults.enabled);
+    CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == defaults.alltoall_thresholds.sa_max_bytes);
+    CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == defaults.alltoall_thresholds.leader_max_bytes);
+  }
+}
+
+TEST_CASE("byte sizes", "[config]") {
+  std::int64_t bytes = -1;
+  CHECK(shim::parse_byte_size("0", bytes));
+  CHECK(bytes == 0);
+  CHECK(shim::parse_byte_size("512", bytes));
+  CHECK(bytes == 512);
+  CHECK(shim::parse_byte_size("2G", bytes));
+  CHECK(bytes == std::int64_t{2} << 30);
+  CHECK_FALSE(shim::parse_byte_size("K", bytes));
+  CHECK_FALSE(shim::parse_byte_size("1.5K", bytes));
+  CHECK_FALSE(shim::parse_byte_size(" 1K", bytes));
+}
+
+TEST_CASE("every setting documents its values, default and effect", "[config]") {
+  for (const shim::SettingSpec& spec : shim::setting_specs()) {
+    INFO(spec.name);
+    CHECK(spec.name.substr(0, 5) == "SHIM_");
+    CHECK_FALSE(spec.values.empty());
+    CHECK_FALSE(spec.default_value.empty());
+    CHECK_FALSE(spec.effect.empty());
+  }
+}
