@@ -63,12 +63,15 @@ std::string numbers_for(const AlltoallRule& rule, const AlltoallPolicyInput& in,
 std::span<const AlltoallRule> alltoall_rules() { return kRules; }
 
 AlltoallDecision choose_alltoall(const AlltoallPolicyInput& input, const AlltoallThresholds& thresholds) {
-  for (const AlltoallRule& rule : kRules) {
-    if (rule.matches(input, thresholds)) {
-      return {rule.algorithm, rule.name, std::string(rule.why) + numbers_for(rule, input, thresholds)};
-    }
-  }
-  return {AlltoallAlgorithm::native, "none", "no rule matched"};  // unreachable: the last rule always matches
+  // The last rule matches everything, so the search always ends inside.
+  const AlltoallRule* rule = kRules.begin();
+  while (!rule->matches(input, thresholds)) ++rule;
+  return {rule->algorithm, rule};
+}
+
+std::string explain(const AlltoallDecision& decision, const AlltoallPolicyInput& input,
+                    const AlltoallThresholds& thresholds) {
+  return std::string(decision.rule->why) + numbers_for(*decision.rule, input, thresholds);
 }
 
 std::string format_bytes(std::int64_t bytes) {

@@ -42,11 +42,15 @@ std::span<const AlltoallRule> alltoall_rules();
 
 struct AlltoallDecision {
   AlltoallAlgorithm algorithm;
-  std::string_view rule;
-  std::string reason;  // the rule's reason with this call's numbers
+  const AlltoallRule* rule;
 };
 
+// Runs on every call: no allocation, no formatting.
 AlltoallDecision choose_alltoall(const AlltoallPolicyInput& input, const AlltoallThresholds& thresholds);
+
+// The rule's reason with this call's numbers, for SHIM_VERBOSE and shim-info.
+std::string explain(const AlltoallDecision& decision, const AlltoallPolicyInput& input,
+                    const AlltoallThresholds& thresholds);
 
 // "512 B", "16 KiB", "1 MiB": exact binary units where they divide evenly.
 std::string format_bytes(std::int64_t bytes);

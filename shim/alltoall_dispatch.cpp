@@ -1,6 +1,5 @@
 #include "shim/alltoall_dispatch.hpp"
 
-#include "collectives/alltoall_policy.hpp"
 #include "shim/log.hpp"
 #include "shim/runtime.hpp"
 #include "shim/stats.hpp"
@@ -20,6 +19,10 @@ constexpr coll::AlltoallAlgorithm to_algorithm(AlltoallChoice choice) {
   return coll::AlltoallAlgorithm::native;
 }
 
+coll::AlltoallPolicyInput policy_input(const topo::Layout& layout, std::int64_t block_bytes) {
+  return {block_bytes, layout.nodes(), layout.max_ppn(), config().nic};
+}
+
 // How the layout shapes a hierarchical algorithm, for SHIM_VERBOSE.
 std::string layout_note(const topo::Layout& layout, coll::AlltoallAlgorithm algorithm) {
   if (algorithm == coll::AlltoallAlgorithm::native) return "";
@@ -35,19 +38,19 @@ std::string layout_note(const topo::Layout& layout, coll::AlltoallAlgorithm algo
   return "";
 }
 
-void announce(const CommState& state, const std::string& what, std::int64_t block_bytes, const std::string& algorithm,
+void announce(const CommState& state, const std::string& what, std::int64_t block_bytes, std::string_view algorithm,
               const std::string& reason) {
   print_line("alltoall on " + state.label() + ": " + what + "; block " + coll::format_bytes(block_bytes) +
-             " (class " + stats::size_class_label(stats::size_class(block_bytes)) + ") -> " + algorithm + ": " +
-             reason);
+             " (class " + stats::size_class_label(stats::size_class(block_bytes)) + ") -> " + std::string(algorithm) +
+             ": " + reason);
 }
 
 // Calls shim leaves to native MPI before any decision: announced once per
 // communicator and size class, not counted.
-AlltoallOutcome decline(CommState* state, bool rank_zero, std::int64_t block_bytes, const std::string& reason) {
-  if (state != nullptr && rank_zero && config().verbose &&
-      state->first_announcement(stats::size_class(block_bytes), coll::AlltoallAlgorithm::native)) {
-    announce(*state, "not handled", block_bytes, "native", reason);
+AlltoallOutcome decline(CommState& state, std::int64_t block_bytes, const std::string& reason) {
+  if (config().verbose && state.rank() == 0 &&
+      state.first_announcement(stats::size_class(block_bytes), coll::AlltoallAlgorithm::native)) {
+    announce(state, "not handled", block_bytes, "native", reason);
   }
   return {true, MPI_SUCCESS};
 }
@@ -61,20 +64,28 @@ int raise(MPI_Comm comm, int rc) {
 
 AlltoallChoiceMade decide_alltoall(const CommState& state, const topo::Hierarchy& hierarchy,
                                    std::int64_t block_bytes) {
-  const topo::Layout& layout = hierarchy.layout();
   const AlltoallChoice choice = state.alltoall_override.value_or(config().alltoall);
-  AlltoallChoiceMade made;
-  if (choice == AlltoallChoice::automatic) {
-    const coll::AlltoallDecision decision =
-        coll::choose_alltoall({block_bytes, layout.nodes(), layout.max_ppn(), config().nic}, config().alltoall_thresholds);
-    made = {decision.algorithm, std::string(decision.rule), decision.reason};
-  } else {
-    const bool by_api = state.alltoall_override.has_value();
-    made = {to_algorithm(choice), "forced",
-            by_api ? "forced by shim_set_alltoall_algorithm()" : "forced by SHIM_ALLTOALL=" + std::string(name(choice))};
+  if (choice != AlltoallChoice::automatic) {
+    return {to_algorithm(choice), nullptr, state.alltoall_override.has_value()};
   }
-  made.reason += layout_note(layout, made.algorithm);
-  return made;
+  const coll::AlltoallDecision decision =
+      coll::choose_alltoall(policy_input(hierarchy.layout(), block_bytes), config().alltoall_thresholds);
+  return {decision.algorithm, decision.rule, false};
+}
+
+std::string_view rule_name(const AlltoallChoiceMade& made) { return made.rule ? made.rule->name : "forced"; }
+
+std::string explain_alltoall(const AlltoallChoiceMade& made, const topo::Hierarchy& hierarchy,
+                             std::int64_t block_bytes) {
+  std::string reason;
+  if (made.rule == nullptr) {
+    reason = made.forced_by_api ? "forced by shim_set_alltoall_algorithm()"
+                                : "forced by SHIM_ALLTOALL=" + std::string(name(made.algorithm));
+  } else {
+    reason = coll::explain({made.algorithm, made.rule}, policy_input(hierarchy.layout(), block_bytes),
+                           config().alltoall_thresholds);
+  }
+  return reason + layout_note(hierarchy.layout(), made.algorithm);
 }
 
 AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm) {
@@ -84,14 +95,8 @@ AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm)
       args.recvbuf == MPI_IN_PLACE || (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0))) {
     return {true, MPI_SUCCESS};
   }
-  int inter = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return {true, MPI_SUCCESS};
-
   CommState* state = nullptr;
-  if (comm_state(comm, state) != MPI_SUCCESS) return {true, MPI_SUCCESS};
-  if (!state->enabled) return {true, MPI_SUCCESS};
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
+  if (comm_state(comm, state) != MPI_SUCCESS || !state->enabled) return {true, MPI_SUCCESS};
 
   MPI_Count recv_type_size = 0;
   MPI_Count send_type_size = 0;
@@ -102,27 +107,31 @@ AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm)
   const std::int64_t recv_block = args.recvcount * recv_type_size;
   const std::int64_t send_block = in_place ? recv_block : args.sendcount * send_type_size;
 
-  if (inter) return decline(state, rank == 0, recv_block, "intercommunicator (not supported by shim)");
+  if (state->inter()) return decline(*state, recv_block, "intercommunicator (not supported by shim)");
   if (send_block != recv_block) {
-    return decline(state, rank == 0, recv_block,
+    return decline(*state, recv_block,
                    "send and receive blocks differ (" + coll::format_bytes(send_block) + " vs " +
                        coll::format_bytes(recv_block) + "): native MPI reports the mismatch");
   }
-  if (recv_block == 0) return decline(state, rank == 0, 0, "empty blocks: nothing to exchange");
+  if (recv_block == 0) return decline(*state, 0, "empty blocks: nothing to exchange");
 
   const topo::Hierarchy* hierarchy = nullptr;
-  if (const int rc = state->hierarchy(comm, config().node_size, hierarchy); rc != MPI_SUCCESS) return {false, raise(comm, rc)};
+  if (const int rc = state->hierarchy(comm, config().node_size, hierarchy); rc != MPI_SUCCESS) {
+    return {false, raise(comm, rc)};
+  }
 
   const AlltoallChoiceMade made = decide_alltoall(*state, *hierarchy, recv_block);
-  if (config().verbose && rank == 0 && state->first_announcement(stats::size_class(recv_block), made.algorithm)) {
+  if (config().verbose && state->rank() == 0 &&
+      state->first_announcement(stats::size_class(recv_block), made.algorithm)) {
     announce(*state, hierarchy->layout().describe() + ", nodes from " + hierarchy->node_source(), recv_block,
-             std::string(name(made.algorithm)) + " [" + made.rule + "]", made.reason);
+             std::string(name(made.algorithm)) + " [" + std::string(rule_name(made)) + "]",
+             explain_alltoall(made, *hierarchy, recv_block));
   }
 
   const bool native = made.algorithm == coll::AlltoallAlgorithm::native;
   const AlltoallPlan* plan = native ? nullptr : &state->alltoall_plan(made.algorithm);
-  stats::record({made.algorithm, recv_block, rank == 0, hierarchy->layout().size(),
-                 native ? nullptr : &plan->traffic, state->flat_traffic()});
+  stats::record({made.algorithm, recv_block, state->rank() == 0, state->size(), native ? nullptr : &plan->traffic,
+                 state->flat_traffic()});
   if (native) return {true, MPI_SUCCESS};
 
   const int rc = coll::run_alltoall(args, recv_block, plan->schedule, *hierarchy, state->scratch());

@@ -16,17 +16,20 @@ int delete_state(MPI_Comm, int, void* attribute, void*) {
   return MPI_SUCCESS;
 }
 
-std::string label_for(MPI_Comm comm) {
+}  // namespace
+
+CommState::CommState(MPI_Comm comm) {
+  int inter = 0;
+  PMPI_Comm_rank(comm, &rank_);
+  PMPI_Comm_size(comm, &size_);
+  PMPI_Comm_test_inter(comm, &inter);
+  inter_ = inter != 0;
   char name[MPI_MAX_OBJECT_NAME] = {};
   int length = 0;
-  int size = 0;
   PMPI_Comm_get_name(comm, name, &length);
-  PMPI_Comm_size(comm, &size);
-  std::string label = length > 0 ? std::string(name, length) : "comm#" + std::to_string(++g_next_id);
-  return label + " (" + std::to_string(size) + (size == 1 ? " rank)" : " ranks)");
+  label_ = length > 0 ? std::string(name, length) : "comm#" + std::to_string(++g_next_id);
+  label_ += " (" + std::to_string(size_) + (size_ == 1 ? " rank)" : " ranks)");
 }
-
-}  // namespace
 
 int CommState::hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& out) {
   if (!hierarchy_) {
@@ -74,7 +77,7 @@ int comm_state(MPI_Comm comm, CommState*& out) {
     out = static_cast<CommState*>(attribute);
     return MPI_SUCCESS;
   }
-  auto state = std::make_unique<CommState>(label_for(comm));
+  auto state = std::make_unique<CommState>(comm);
   rc = PMPI_Comm_set_attr(comm, g_keyval, state.get());
   if (rc != MPI_SUCCESS) return rc;
   out = state.release();

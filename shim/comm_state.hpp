@@ -28,13 +28,18 @@ struct AlltoallPlan {
 
 class CommState {
  public:
-  explicit CommState(std::string label) : label_(std::move(label)) {}
+  explicit CommState(MPI_Comm comm);
 
   // Control API settings; both are set collectively, so all ranks agree.
   bool enabled = true;
   std::optional<AlltoallChoice> alltoall_override;
 
+  // "MPI_COMM_WORLD (8 ranks)" or "comm#3 (4 ranks)", for messages.
   const std::string& label() const { return label_; }
+  // Fixed for the communicator's lifetime, so asked once.
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool inter() const { return inter_; }
 
   // Builds the hierarchy on first use: collective over `comm`.
   int hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& out);
@@ -50,6 +55,9 @@ class CommState {
 
  private:
   std::string label_;
+  int rank_ = 0;
+  int size_ = 0;
+  bool inter_ = false;
   std::unique_ptr<topo::Hierarchy> hierarchy_;
   coll::Traffic flat_traffic_;
   std::array<std::optional<AlltoallPlan>, coll::kAlltoallAlgorithms.size()> plans_;

@@ -282,8 +282,9 @@ void print_decisions(const shim::CommState& state, const shim::topo::Hierarchy& 
   std::vector<std::vector<std::string>> rows = {{"block", "algorithm", "rule", "messages", "flat", "reason"}};
   for (std::int64_t block = 1; block <= kLargestBlock; block *= 2) {
     const shim::AlltoallChoiceMade made = shim::decide_alltoall(state, hierarchy, block);
-    rows.push_back({shim::coll::format_bytes(block), std::string(shim::coll::name(made.algorithm)), made.rule,
-                    messages[static_cast<std::size_t>(made.algorithm)], flat, made.reason});
+    rows.push_back({shim::coll::format_bytes(block), std::string(shim::coll::name(made.algorithm)),
+                    std::string(shim::rule_name(made)), messages[static_cast<std::size_t>(made.algorithm)], flat,
+                    shim::explain_alltoall(made, hierarchy, block)});
   }
   print_indented(table_lines(rows), "  ");
 }

@@ -17,9 +17,9 @@ AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = Ni
 
 TEST_CASE("one node or one process per node stays native", "[policy]") {
   CHECK(pick(8, 1, 8) == AlltoallAlgorithm::native);
-  CHECK(choose_alltoall({8, 1, 8, NicClass::onload}, {}).rule == "single-node");
+  CHECK(choose_alltoall({8, 1, 8, NicClass::onload}, {}).rule->name == "single-node");
   CHECK(pick(8, 64, 1) == AlltoallAlgorithm::native);
-  CHECK(choose_alltoall({8, 64, 1, NicClass::offload}, {}).rule == "one-per-node");
+  CHECK(choose_alltoall({8, 64, 1, NicClass::offload}, {}).rule->name == "one-per-node");
 }
 
 TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
@@ -48,9 +48,10 @@ TEST_CASE("absurd sizes do not overflow into a small-message rule", "[policy]") 
 }
 
 TEST_CASE("every decision names its rule and explains itself with numbers", "[policy]") {
-  const auto decision = choose_alltoall({512, 2, 4, NicClass::onload}, {});
-  CHECK(decision.rule == "aggregate");
-  CHECK(decision.reason.find("2 KiB <= 16 KiB") != std::string::npos);
+  const AlltoallPolicyInput input{512, 2, 4, NicClass::onload};
+  const auto decision = choose_alltoall(input, {});
+  CHECK(decision.rule->name == "aggregate");
+  CHECK(explain(decision, input, {}).find("2 KiB <= 16 KiB") != std::string::npos);
   for (const auto& rule : shim::coll::alltoall_rules()) {
     CHECK_FALSE(rule.condition.empty());
     CHECK_FALSE(rule.why.empty());
