@@ -20,7 +20,7 @@ int user_buffer(const void* base, MPI_Count count, MPI_Datatype type, BlockBuffe
 int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Schedule& schedule,
                  const topo::Hierarchy& hierarchy, ScratchBuffer& scratch) {
   const std::int64_t stage_bytes = schedule.stage_blocks * block_bytes;
-  std::byte* stage = scratch.get(static_cast<std::size_t>(stage_bytes));
+  std::byte* stage = scratch.get(static_cast<std::size_t>(stage_bytes), args.recvbuf);
   if (stage == nullptr && stage_bytes > 0) return MPI_ERR_NO_MEM;
 
   ScheduleBuffers buffers;

@@ -64,9 +64,9 @@ int raise(MPI_Comm comm, int rc) {
 
 AlltoallChoiceMade decide_alltoall(const CommState& state, const topo::Hierarchy& hierarchy,
                                    std::int64_t block_bytes) {
-  const AlltoallChoice choice = state.alltoall_override.value_or(config().alltoall);
+  const AlltoallChoice choice = state.alltoall_override().value_or(config().alltoall);
   if (choice != AlltoallChoice::automatic) {
-    return {to_algorithm(choice), nullptr, state.alltoall_override.has_value()};
+    return {to_algorithm(choice), nullptr, state.alltoall_override().has_value()};
   }
   const coll::AlltoallDecision decision =
       coll::choose_alltoall(policy_input(hierarchy.layout(), block_bytes), config().alltoall_thresholds);

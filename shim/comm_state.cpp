@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "collectives/alltoall_schedules.hpp"
+#include "shim/runtime.hpp"
 
 namespace shim {
 
@@ -10,6 +11,7 @@ namespace {
 
 int g_keyval = MPI_KEYVAL_INVALID;
 std::atomic<int> g_next_id{0};
+std::atomic<int> g_steered{0};
 
 int delete_state(MPI_Comm, int, void* attribute, void*) {
   delete static_cast<CommState*>(attribute);
@@ -30,6 +32,24 @@ CommState::CommState(MPI_Comm comm) {
   label_ = length > 0 ? std::string(name, length) : "comm#" + std::to_string(++g_next_id);
   label_ += " (" + std::to_string(size_) + (size_ == 1 ? " rank)" : " ranks)");
 }
+
+CommState::~CommState() {
+  if (steered()) {
+    g_steered.fetch_sub(1);
+    refresh_alltoall_fast_path();
+  }
+}
+
+void CommState::set_alltoall_override(AlltoallChoice choice) {
+  const bool was = steered();
+  alltoall_override_ = choice;
+  if (steered() != was) {
+    g_steered.fetch_add(was ? -1 : 1);
+    refresh_alltoall_fast_path();
+  }
+}
+
+bool any_communicator_steered() { return g_steered.load(std::memory_order_relaxed) != 0; }
 
 int CommState::hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& out) {
   if (!hierarchy_) {

@@ -29,10 +29,15 @@ struct AlltoallPlan {
 class CommState {
  public:
   explicit CommState(MPI_Comm comm);
+  CommState(const CommState&) = delete;
+  CommState& operator=(const CommState&) = delete;
+  ~CommState();
 
   // Control API settings; both are set collectively, so all ranks agree.
   bool enabled = true;
-  std::optional<AlltoallChoice> alltoall_override;
+  // Overrides SHIM_ALLTOALL on this communicator; automatic = the policy table.
+  const std::optional<AlltoallChoice>& alltoall_override() const { return alltoall_override_; }
+  void set_alltoall_override(AlltoallChoice choice);
 
   // "MPI_COMM_WORLD (8 ranks)" or "comm#3 (4 ranks)", for messages.
   const std::string& label() const { return label_; }
@@ -54,6 +59,9 @@ class CommState {
   bool first_announcement(int size_class, coll::AlltoallAlgorithm algorithm);
 
  private:
+  bool steered() const { return alltoall_override_.has_value() && *alltoall_override_ != AlltoallChoice::automatic; }
+
+  std::optional<AlltoallChoice> alltoall_override_;
   std::string label_;
   int rank_ = 0;
   int size_ = 0;
@@ -64,6 +72,10 @@ class CommState {
   coll::ScratchBuffer scratch_;
   std::array<int, 64> announced_{};  // algorithm index + 1 per size class, 0 = none
 };
+
+// Whether any live communicator has an algorithm forced through the control
+// API; while none has, a single-node job may skip shim's bookkeeping.
+bool any_communicator_steered();
 
 // The keyval is created after MPI_Init and freed before MPI_Finalize.
 int create_comm_state_keyval();

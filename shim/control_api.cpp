@@ -69,11 +69,7 @@ SHIM_EXPORT int shim_set_alltoall_algorithm(MPI_Comm comm, shim_alltoall_algorit
   const int value = static_cast<int>(algorithm);
   if (const int rc = all_agree(comm, value); rc != MPI_SUCCESS) return raise(comm, rc);
   if (value < 0 || value >= static_cast<int>(std::size(kChoices))) return raise(comm, MPI_ERR_ARG);
-  if (algorithm == SHIM_ALLTOALL_AUTO) {
-    state->alltoall_override.reset();
-  } else {
-    state->alltoall_override = kChoices[value];
-  }
+  state->set_alltoall_override(kChoices[value]);
   return MPI_SUCCESS;
 }
 

@@ -7,7 +7,7 @@
 
 SHIM_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
-  if (shim::shim_active()) {
+  if (!shim::alltoall_fast_path() && shim::shim_active()) {
     const auto outcome = shim::dispatch_alltoall({sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype}, comm);
     if (!outcome.use_native) return outcome.rc;
   }
@@ -16,7 +16,7 @@ SHIM_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
 
 SHIM_EXPORT int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (shim::shim_active()) {
+  if (!shim::alltoall_fast_path() && shim::shim_active()) {
     const auto outcome = shim::dispatch_alltoall({sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype}, comm);
     if (!outcome.use_native) return outcome.rc;
   }

@@ -10,6 +10,8 @@
 
 namespace shim {
 
+std::atomic<bool> detail::alltoall_fast_path{false};
+
 namespace {
 
 enum class Phase : int { not_started, running, stopped };
@@ -18,6 +20,7 @@ std::atomic<Phase> g_phase{Phase::not_started};
 std::mutex g_lifecycle;
 Config g_config;
 StartMode g_mode = StartMode::collective;
+std::atomic<bool> g_single_node_job{false};
 int g_world_rank = 0;
 int g_world_size = 1;
 
@@ -36,6 +39,19 @@ void read_settings(StartMode mode) {
   if (mode == StartMode::collective && g_world_size > 1) {
     PMPI_Bcast(&g_config, sizeof(Config), MPI_BYTE, 0, MPI_COMM_WORLD);
   }
+}
+
+// Built eagerly so single-node jobs are recognised before the first call.
+void inspect_world() {
+  CommState* world = nullptr;
+  const topo::Hierarchy* hierarchy = nullptr;
+  if (comm_state(MPI_COMM_WORLD, world) != MPI_SUCCESS ||
+      world->hierarchy(MPI_COMM_WORLD, g_config.node_size, hierarchy) != MPI_SUCCESS) {
+    return;
+  }
+  const bool unobserved = !g_config.verbose && !g_config.stats && g_config.alltoall == AlltoallChoice::automatic;
+  g_single_node_job.store(unobserved && hierarchy->layout().nodes() == 1);
+  refresh_alltoall_fast_path();
 }
 
 void print_stats_report() {
@@ -76,6 +92,7 @@ void start_runtime(StartMode mode) {
     print_line("could not create MPI attribute keyvals; shim stays off (pass-through)");
     g_config.enabled = false;
   }
+  if (mode == StartMode::collective && g_config.enabled) inspect_world();
   g_phase.store(Phase::running);
 }
 
@@ -88,6 +105,8 @@ void stop_runtime(StopCause cause) {
   // takes ours with them; from the wrapper, the hook's attribute stays and
   // later finds the runtime stopped.
   if (cause == StopCause::finalize_wrapper) drop_comm_state(MPI_COMM_SELF);
+  g_single_node_job.store(false);
+  refresh_alltoall_fast_path();
   free_comm_state_keyval();
   g_phase.store(Phase::stopped);
 }
@@ -106,6 +125,10 @@ bool runtime_running() {
 }
 
 bool shim_active() { return runtime_running() && g_config.enabled; }
+
+void refresh_alltoall_fast_path() {
+  detail::alltoall_fast_path.store(g_single_node_job.load() && !any_communicator_steered());
+}
 
 const Config& config() { return g_config; }
 int world_rank() { return g_world_rank; }

@@ -4,9 +4,15 @@
 // (MPICH's mpi_f08 MPI_Init does not go through the C MPI_Init).
 #pragma once
 
+#include <atomic>
+
 #include "shim/config.hpp"
 
 namespace shim {
+
+namespace detail {
+extern std::atomic<bool> alltoall_fast_path;
+}  // namespace detail
 
 enum class StartMode {
   // Inside MPI_Init on every process: rank 0's settings are broadcast so all
@@ -32,6 +38,15 @@ void stop_runtime(StopCause cause);
 bool shim_active();
 // Started (lazily if needed) and not stopped, whatever SHIM_ENABLE says.
 bool runtime_running();
+
+// True while every alltoall would go to native MPI anyway: the whole job is
+// on one node, the policy table decides, and nothing observes shim (no
+// SHIM_VERBOSE, no SHIM_STATS, no algorithm forced through the control API).
+// Such calls skip shim entirely, counters included. Inline: it is all that
+// stands between a single-node job's MPI_Alltoall and PMPI_Alltoall.
+inline bool alltoall_fast_path() { return detail::alltoall_fast_path.load(std::memory_order_relaxed); }
+// Recomputes the above; called when one of its inputs changes.
+void refresh_alltoall_fast_path();
 
 const Config& config();
 int world_rank();
