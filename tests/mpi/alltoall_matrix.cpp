@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -202,11 +203,25 @@ std::vector<NamedComm> make_comms() {
   return comms;
 }
 
+// On a job that lives on one node, shim's fast path sends MPI_Alltoall
+// straight to PMPI while no algorithm is forced, and keeps no counts then.
+bool single_node_job() {
+  int size = 0, host_size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm host;
+  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  PMPI_Comm_size(host, &host_size);
+  PMPI_Comm_free(&host);
+  const char* node_size = std::getenv("SHIM_NODE_SIZE");
+  return node_size == nullptr ? host_size == size : std::atoi(node_size) >= size;
+}
+
 constexpr shim_alltoall_algorithm kAlgorithms[] = {SHIM_ALLTOALL_NATIVE, SHIM_ALLTOALL_SA, SHIM_ALLTOALL_RD,
                                                    SHIM_ALLTOALL_LEADER, SHIM_ALLTOALL_AUTO};
 const char* const kAlgorithmNames[] = {"auto", "native", "sa", "rd", "leader"};
 
 void run_matrix(const std::vector<TypeCase>& cases) {
+  const bool fast_path = single_node_job();
   for (const NamedComm& named : make_comms()) {
     if (named.comm == MPI_COMM_NULL) continue;
     for (shim_alltoall_algorithm algorithm : kAlgorithms) {
@@ -221,6 +236,7 @@ void run_matrix(const std::vector<TypeCase>& cases) {
       // Empty exchanges go to native untouched and uncounted; every other
       // call must have run the algorithm that was asked for.
       const shim_alltoall_counters after = counters(algorithm);
+      if (algorithm == SHIM_ALLTOALL_AUTO && fast_path) handled = 0;
       check->expect(static_cast<long>(after.calls - before.calls) == handled,
                     where + ": " + std::to_string(after.calls - before.calls) + " calls counted, expected " +
                         std::to_string(handled));
