@@ -39,7 +39,10 @@ export PKG_CONFIG_PATH=$pcdir
 prefix="$scratch/root$(pkg-config --variable=prefix shim)"
 flags=$(pkg-config --define-variable=prefix="$prefix" --cflags --libs shim)
 libdir=$(pkg-config --define-variable=prefix="$prefix" --variable=libdir shim)
+# A sanitized libshim needs its runtime linked first into the program.
+sanitize=()
+ldd "$libdir/libshim.so" | grep -q libasan && sanitize=(-fsanitize=address,undefined)
 # shellcheck disable=SC2086
-mpicc "$scratch/consumer.c" -o "$scratch/consumer" $flags -Wl,-rpath,"$libdir"
+mpicc "${sanitize[@]}" "$scratch/consumer.c" -o "$scratch/consumer" $flags -Wl,-rpath,"$libdir"
 ldd "$scratch/consumer" | grep -q "$libdir/libshim.so" || { echo "FAIL: consumer is not linked to the installed libshim"; exit 1; }
 mpiexec -n 1 "$scratch/consumer"

@@ -34,6 +34,7 @@ program plain_alltoall
       if (drecv(s * n + i) /= s + rank / 8.0d0 + i) bad = bad + 1
     end do
   end do
+  deallocate(isend, irecv, dsend, drecv)
   call MPI_Allreduce(bad, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a,i0)', 'plain_alltoall (Fortran mpi): calls=', calls, ' wrong=', total
   call MPI_Finalize(ierr)

@@ -23,6 +23,7 @@ program plain_alltoall_f08
       if (irecv(s * n + i) /= s * 100000 + rank * 100 + i) bad = bad + 1
     end do
   end do
+  deallocate(isend, irecv)
   call MPI_Allreduce(bad, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) print '(a,i0,a,i0)', 'plain_alltoall (Fortran mpi_f08): calls=', 1, ' wrong=', total
   call MPI_Finalize()
