@@ -74,6 +74,8 @@ std::string explain(const AlltoallDecision& decision, const AlltoallPolicyInput&
   return std::string(decision.rule->why) + numbers_for(*decision.rule, input, thresholds);
 }
 
+bool alltoall_native_for_every_block(int nodes, int ppn) { return nodes <= 1 || ppn <= 1; }
+
 std::string format_bytes(std::int64_t bytes) {
   static constexpr std::array<const char*, 4> kUnits = {"B", "KiB", "MiB", "GiB"};
   std::size_t unit = 0;

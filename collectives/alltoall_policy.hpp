@@ -52,6 +52,10 @@ AlltoallDecision choose_alltoall(const AlltoallPolicyInput& input, const Alltoal
 std::string explain(const AlltoallDecision& decision, const AlltoallPolicyInput& input,
                     const AlltoallThresholds& thresholds);
 
+// True when the table picks native for every block size: one node, or one
+// process per node. Every sub-communicator of such a layout is one too.
+bool alltoall_native_for_every_block(int nodes, int ppn);
+
 // "512 B", "16 KiB", "1 MiB": exact binary units where they divide evenly.
 std::string format_bytes(std::int64_t bytes);
 

@@ -99,9 +99,10 @@ AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm)
   if (comm_state(comm, state) != MPI_SUCCESS || !state->enabled) return {true, MPI_SUCCESS};
 
   MPI_Count recv_type_size = 0;
-  MPI_Count send_type_size = 0;
-  if (PMPI_Type_size_c(args.recvtype, &recv_type_size) != MPI_SUCCESS ||
-      (!in_place && PMPI_Type_size_c(args.sendtype, &send_type_size) != MPI_SUCCESS)) {
+  if (PMPI_Type_size_c(args.recvtype, &recv_type_size) != MPI_SUCCESS) return {true, MPI_SUCCESS};
+  MPI_Count send_type_size = recv_type_size;
+  if (!in_place && args.sendtype != args.recvtype &&
+      PMPI_Type_size_c(args.sendtype, &send_type_size) != MPI_SUCCESS) {
     return {true, MPI_SUCCESS};
   }
   const std::int64_t recv_block = args.recvcount * recv_type_size;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "collectives/alltoall_policy.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/log.hpp"
 #include "shim/stats.hpp"
@@ -20,7 +21,7 @@ std::atomic<Phase> g_phase{Phase::not_started};
 std::mutex g_lifecycle;
 Config g_config;
 StartMode g_mode = StartMode::collective;
-std::atomic<bool> g_single_node_job{false};
+std::atomic<bool> g_policy_always_native{false};
 int g_world_rank = 0;
 int g_world_size = 1;
 
@@ -41,7 +42,8 @@ void read_settings(StartMode mode) {
   }
 }
 
-// Built eagerly so single-node jobs are recognised before the first call.
+// Built eagerly so that jobs where every alltoall goes native (one node, or
+// one process per node) are recognised before the first call.
 void inspect_world() {
   CommState* world = nullptr;
   const topo::Hierarchy* hierarchy = nullptr;
@@ -50,7 +52,9 @@ void inspect_world() {
     return;
   }
   const bool unobserved = !g_config.verbose && !g_config.stats && g_config.alltoall == AlltoallChoice::automatic;
-  g_single_node_job.store(unobserved && hierarchy->layout().nodes() == 1);
+  const topo::Layout& layout = hierarchy->layout();
+  g_policy_always_native.store(unobserved &&
+                               coll::alltoall_native_for_every_block(layout.nodes(), layout.max_ppn()));
   refresh_alltoall_fast_path();
 }
 
@@ -105,7 +109,7 @@ void stop_runtime(StopCause cause) {
   // takes ours with them; from the wrapper, the hook's attribute stays and
   // later finds the runtime stopped.
   if (cause == StopCause::finalize_wrapper) drop_comm_state(MPI_COMM_SELF);
-  g_single_node_job.store(false);
+  g_policy_always_native.store(false);
   refresh_alltoall_fast_path();
   free_comm_state_keyval();
   g_phase.store(Phase::stopped);
@@ -127,7 +131,7 @@ bool runtime_running() {
 bool shim_active() { return runtime_running() && g_config.enabled; }
 
 void refresh_alltoall_fast_path() {
-  detail::alltoall_fast_path.store(g_single_node_job.load() && !any_communicator_steered());
+  detail::alltoall_fast_path.store(g_policy_always_native.load() && !any_communicator_steered());
 }
 
 const Config& config() { return g_config; }

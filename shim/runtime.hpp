@@ -40,10 +40,11 @@ bool shim_active();
 bool runtime_running();
 
 // True while every alltoall would go to native MPI anyway: the whole job is
-// on one node, the policy table decides, and nothing observes shim (no
-// SHIM_VERBOSE, no SHIM_STATS, no algorithm forced through the control API).
-// Such calls skip shim entirely, counters included. Inline: it is all that
-// stands between a single-node job's MPI_Alltoall and PMPI_Alltoall.
+// on one node or has one process per node, the policy table decides, and
+// nothing observes shim (no SHIM_VERBOSE, no SHIM_STATS, no algorithm forced
+// through the control API). Such calls skip shim entirely, counters included.
+// Inline: it is all that stands between such a job's MPI_Alltoall and
+// PMPI_Alltoall.
 inline bool alltoall_fast_path() { return detail::alltoall_fast_path.load(std::memory_order_relaxed); }
 // Recomputes the above; called when one of its inputs changes.
 void refresh_alltoall_fast_path();

@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <bit>
+#include <memory>
+#include <mutex>
 
 #include "collectives/alltoall_policy.hpp"
 
@@ -9,8 +11,24 @@ namespace shim::stats {
 
 namespace {
 
+// Written by one thread only; atomic so other threads may read it.
 using AtomicCounters = std::array<std::atomic<std::uint64_t>, kFieldCount>;
-std::array<std::array<AtomicCounters, kSizeClasses>, coll::kAlltoallAlgorithms.size()> g_counters;
+struct ThreadCounters {
+  std::array<std::array<AtomicCounters, kSizeClasses>, coll::kAlltoallAlgorithms.size()> rows{};
+};
+
+// Blocks outlive their threads: a finished thread's calls still count.
+std::mutex g_registry_mutex;
+std::vector<std::unique_ptr<ThreadCounters>> g_registry;
+
+ThreadCounters& this_thread_counters() {
+  thread_local ThreadCounters* counters = [] {
+    std::lock_guard lock(g_registry_mutex);
+    g_registry.push_back(std::make_unique<ThreadCounters>());
+    return g_registry.back().get();
+  }();
+  return *counters;
+}
 
 }  // namespace
 
@@ -36,26 +54,32 @@ void record(const AlltoallRecord& r) {
   delta[flat_inter_messages] = static_cast<std::uint64_t>(r.flat_blocks.inter_messages);
   delta[flat_inter_bytes] = static_cast<std::uint64_t>(r.flat_blocks.inter_blocks) * block;
 
-  AtomicCounters& row = g_counters[static_cast<int>(r.algorithm)][size_class(r.block_bytes)];
+  AtomicCounters& row = this_thread_counters().rows[static_cast<int>(r.algorithm)][size_class(r.block_bytes)];
   for (int f = 0; f < kFieldCount; ++f) {
-    if (delta[f] != 0) row[f].fetch_add(delta[f], std::memory_order_relaxed);
+    if (delta[f] != 0) row[f].store(row[f].load(std::memory_order_relaxed) + delta[f], std::memory_order_relaxed);
   }
 }
 
 Table snapshot() {
   Table table{};
-  for (std::size_t a = 0; a < table.size(); ++a) {
-    for (int c = 0; c < kSizeClasses; ++c) {
-      for (int f = 0; f < kFieldCount; ++f) table[a][c][f] = g_counters[a][c][f].load(std::memory_order_relaxed);
+  std::lock_guard lock(g_registry_mutex);
+  for (const auto& counters : g_registry) {
+    for (std::size_t a = 0; a < table.size(); ++a) {
+      for (int c = 0; c < kSizeClasses; ++c) {
+        for (int f = 0; f < kFieldCount; ++f) table[a][c][f] += counters->rows[a][c][f].load(std::memory_order_relaxed);
+      }
     }
   }
   return table;
 }
 
 void reset() {
-  for (auto& algorithm : g_counters) {
-    for (auto& row : algorithm) {
-      for (auto& field : row) field.store(0, std::memory_order_relaxed);
+  std::lock_guard lock(g_registry_mutex);
+  for (const auto& counters : g_registry) {
+    for (auto& algorithm : counters->rows) {
+      for (auto& row : algorithm) {
+        for (auto& field : row) field.store(0, std::memory_order_relaxed);
+      }
     }
   }
 }

@@ -1,7 +1,8 @@
-// Process-wide alltoall counters, by algorithm and block-size class. Updated
-// with relaxed atomics (threads may run collectives on different
-// communicators concurrently); read by the control API and the SHIM_STATS
-// report.
+// Process-wide alltoall counters, by algorithm and block-size class, read by
+// the control API and the SHIM_STATS report. Each thread counts into its own
+// block (threads may run collectives on different communicators at once), so
+// recording is plain loads and stores rather than locked read-modify-writes:
+// on the native path those were most of shim's per-call cost.
 #pragma once
 
 #include <array>
@@ -45,6 +46,7 @@ void record(const AlltoallRecord& record);
 
 using Table = std::array<std::array<Counters, kSizeClasses>, coll::kAlltoallAlgorithms.size()>;
 Table snapshot();
+// Counts recorded while a reset runs may be lost.
 void reset();
 Counters total(const Table& table, coll::AlltoallAlgorithm algorithm);
 

@@ -68,9 +68,9 @@ typedef struct shim_alltoall_counters {
 /* Local: this process's counters for one algorithm since start or the last
  * reset; SHIM_ALLTOALL_AUTO gives the sum over all algorithms. Not counted:
  * calls shim leaves to MPI untouched (intercommunicators, empty blocks, shim
- * switched off) and, in a job that runs on one node, calls made while no
- * algorithm is forced and neither SHIM_STATS nor SHIM_VERBOSE is set: those
- * go straight to PMPI_Alltoall. */
+ * switched off) and, in a job that runs on one node or with one process per
+ * node, calls made while no algorithm is forced and neither SHIM_STATS nor
+ * SHIM_VERBOSE is set: those go straight to PMPI_Alltoall. */
 int shim_get_alltoall_counters(shim_alltoall_algorithm algorithm, shim_alltoall_counters *counters);
 
 /* Local: zero this process's counters. */

@@ -203,9 +203,10 @@ std::vector<NamedComm> make_comms() {
   return comms;
 }
 
-// On a job that lives on one node, shim's fast path sends MPI_Alltoall
-// straight to PMPI while no algorithm is forced, and keeps no counts then.
-bool single_node_job() {
+// On a job that lives on one node or has one process per node, shim's fast
+// path sends MPI_Alltoall straight to PMPI while no algorithm is forced, and
+// keeps no counts then.
+bool policy_always_native() {
   int size = 0, host_size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm host;
@@ -213,7 +214,8 @@ bool single_node_job() {
   PMPI_Comm_size(host, &host_size);
   PMPI_Comm_free(&host);
   const char* node_size = std::getenv("SHIM_NODE_SIZE");
-  return node_size == nullptr ? host_size == size : std::atoi(node_size) >= size;
+  if (node_size == nullptr) return host_size == size || host_size == 1;
+  return std::atoi(node_size) >= size || std::atoi(node_size) == 1;
 }
 
 constexpr shim_alltoall_algorithm kAlgorithms[] = {SHIM_ALLTOALL_NATIVE, SHIM_ALLTOALL_SA, SHIM_ALLTOALL_RD,
@@ -221,7 +223,7 @@ constexpr shim_alltoall_algorithm kAlgorithms[] = {SHIM_ALLTOALL_NATIVE, SHIM_AL
 const char* const kAlgorithmNames[] = {"auto", "native", "sa", "rd", "leader"};
 
 void run_matrix(const std::vector<TypeCase>& cases) {
-  const bool fast_path = single_node_job();
+  const bool fast_path = policy_always_native();
   for (const NamedComm& named : make_comms()) {
     if (named.comm == MPI_COMM_NULL) continue;
     for (shim_alltoall_algorithm algorithm : kAlgorithms) {

@@ -41,6 +41,21 @@ TEST_CASE("offload NICs prefer one sender per node for small blocks", "[policy]"
   CHECK(pick(128, 64, 8, NicClass::onload) == AlltoallAlgorithm::sa);
 }
 
+TEST_CASE("the block-independent rules are exactly the native-for-every-block layouts", "[policy]") {
+  for (int nodes = 1; nodes <= 4; ++nodes) {
+    for (int ppn = 1; ppn <= 4; ++ppn) {
+      for (NicClass nic : {NicClass::onload, NicClass::offload}) {
+        bool always_native = true;
+        for (std::int64_t block = 1; block <= (std::int64_t{1} << 24); block *= 2) {
+          always_native = always_native && pick(block, nodes, ppn, nic) == AlltoallAlgorithm::native;
+        }
+        INFO(nodes << " nodes x " << ppn);
+        CHECK(shim::coll::alltoall_native_for_every_block(nodes, ppn) == always_native);
+      }
+    }
+  }
+}
+
 TEST_CASE("absurd sizes do not overflow into a small-message rule", "[policy]") {
   const std::int64_t huge = std::int64_t{1} << 62;
   CHECK(pick(huge, 1024, 128, NicClass::offload) == AlltoallAlgorithm::native);
