@@ -112,6 +112,24 @@ TEST_CASE("inter-node messages per node match seed 001's counts", "[schedule][tr
   for (int rank = 0; rank < size; ++rank) CHECK(sa.traffic[rank].intra_messages == ppn - 1);
 }
 
+TEST_CASE("message counts per node hold on every uniform layout up to 5 x 5", "[schedule][traffic]") {
+  for (int nodes = 1; nodes <= 5; ++nodes) {
+    for (int ppn = 1; ppn <= 5; ++ppn) {
+      const Layout layout = blocked(nodes, ppn);
+      INFO(layout.describe());
+      const auto sa = shim::test::simulate_alltoall(AlltoallAlgorithm::sa, layout);
+      const auto rd = shim::test::simulate_alltoall(AlltoallAlgorithm::rd, layout);
+      const auto leader = shim::test::simulate_alltoall(AlltoallAlgorithm::leader, layout);
+      for (int node = 0; node < nodes; ++node) {
+        CHECK(node_traffic(sa.traffic, layout, node).inter_messages == ppn * (nodes - 1));
+        CHECK(node_traffic(rd.traffic, layout, node).inter_messages == ppn * (nodes - 1));
+        CHECK(node_traffic(leader.traffic, layout, node).inter_messages == nodes - 1);
+        CHECK(node_traffic(leader.traffic, layout, node).inter_blocks == std::int64_t{ppn} * ppn * (nodes - 1));
+      }
+    }
+  }
+}
+
 TEST_CASE("uneven nodes: SA sends one message per remote destination rank", "[schedule][traffic]") {
   const Layout layout = from({0, 0, 0, 1, 1, 1, 2});  // 7 ranks in nodes of 3
   const auto sa = shim::test::simulate_alltoall(AlltoallAlgorithm::sa, layout);
