@@ -33,8 +33,9 @@ int run_finalize_hook(MPI_Comm, int, void*, void*) {
 void read_settings(StartMode mode) {
   const ParsedConfig parsed = parse_config([](const char* name) { return std::getenv(name); });
   g_config = parsed.config;
-  // Collective start: only rank 0's settings count, so only rank 0 complains.
-  if (mode == StartMode::lazy || g_world_rank == 0) {
+  // Collective start: only rank 0's settings count. Lazy start: every process
+  // reads its own, normally the same environment; one complaint is enough.
+  if (g_world_rank == 0) {
     for (const std::string& problem : parsed.problems) print_line(problem);
   }
   if (mode == StartMode::collective && g_world_size > 1) {

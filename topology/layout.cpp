@@ -54,12 +54,6 @@ std::vector<int> Layout::rail(int local) const {
   return ranks;
 }
 
-int Layout::rail_size(int local) const {
-  return static_cast<int>(std::count_if(members_.begin(), members_.end(), [local](const auto& node) {
-    return local < static_cast<int>(node.size());
-  }));
-}
-
 std::string Layout::describe() const {
   std::ostringstream out;
   out << size() << (size() == 1 ? " rank" : " ranks");

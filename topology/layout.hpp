@@ -41,7 +41,6 @@ class Layout {
   // Position of a rank inside its rail; the rail communicator is split with
   // this as key, so it is also the rank there.
   int rail_rank(int rank) const { return rail_rank_of_[rank]; }
-  int rail_size(int local) const;
 
   // "8 ranks = 2 nodes x 4, consecutive" or "7 ranks on 3 nodes (3,3,1), uneven".
   std::string describe() const;

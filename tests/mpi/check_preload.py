@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Proves interposition on a program that is not linked to shim.
 
-Runs the program under mpiexec twice: plainly, where no shim line may appear,
-and with LD_PRELOAD=libshim.so, SHIM_STATS=1 and a forced algorithm, where the
-program must still compute correct results and shim's stats must account for
-every MPI_Alltoall call it made (calls reported by the program x ranks).
+Runs the program under mpiexec three times: plainly, where no shim line may
+appear; with LD_PRELOAD=libshim.so, SHIM_STATS=1 and a forced algorithm, where
+the program must still compute correct results and shim's stats must account
+for every MPI_Alltoall call it made (calls reported by the program x ranks);
+and preloaded with malformed settings, which must cost one line each on rank
+0 and nothing else.
 """
 import argparse
 import os
@@ -58,6 +60,19 @@ def main():
         expected = int(made.group(1)) * ranks
         if counted != expected:
             failures.append(f"shim counted {counted} {args.algorithm} calls, the program made {expected}:\n{output}")
+
+    # Typos must neither crash nor hang: one line each, from rank 0 only,
+    # and the job runs with the defaults.
+    typos = dict(base)
+    typos["LD_PRELOAD"] = preload["LD_PRELOAD"]
+    typos.update(SHIM_ALLTOALL="sx", SHIM_NODE_SIZE="two")
+    code, output = run(command, typos)
+    complaints = [line for line in output.splitlines() if line.startswith("shim: SHIM_")]
+    expected = ["shim: SHIM_ALLTOALL='sx' is not valid (accepted: auto|native|sa|rd|leader); using the default, auto",
+                "shim: SHIM_NODE_SIZE='two' is not valid (accepted: integer >= 1); using the default, unset (detect "
+                "nodes)"]
+    if code != 0 or "wrong=0" not in output or sorted(complaints) != expected:
+        failures.append(f"malformed settings: exit {code}, complaints {complaints}:\n{output}")
 
     for failure in failures:
         print("FAIL:", failure)

@@ -45,7 +45,7 @@ TEST_CASE("uneven nodes: 7 ranks in nodes of 3", "[layout]") {
   CHECK(layout.min_ppn() == 1);
   CHECK(layout.rail(0) == std::vector<int>{0, 3, 6});
   CHECK(layout.rail(2) == std::vector<int>{2, 5});
-  CHECK(layout.rail_size(1) == 2);
+  CHECK(layout.rail(1).size() == 2);
   CHECK(layout.rail_rank(6) == 2);
   CHECK(layout.describe() == "7 ranks on 3 nodes (3,3,1), uneven");
 }
