@@ -1,0 +1,153 @@
+#include "collectives/bcast_tree.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace shim::coll {
+
+namespace {
+
+BcastTree empty_tree(int size, int root) {
+  BcastTree tree;
+  tree.root = root;
+  tree.parent.assign(size, -1);
+  tree.children.resize(size);
+  return tree;
+}
+
+// order[0] already holds the data; order[i] receives from order[(i-1)/k].
+void add_kary(BcastTree& tree, const std::vector<int>& order, int k) {
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const int from = order[(i - 1) / static_cast<std::size_t>(k)];
+    tree.parent[order[i]] = from;
+    tree.children[from].push_back(order[i]);
+  }
+}
+
+// The rank that carries a node's part of the tree.
+int representative(const topo::Layout& layout, int node, int root) {
+  return layout.node_of(root) == node ? root : layout.rank_of(node, 0);
+}
+
+// Inside every node, from its representative to the other local ranks.
+void add_intra_node(BcastTree& tree, const topo::Layout& layout, int root) {
+  for (int node = 0; node < layout.nodes(); ++node) {
+    const int rep = representative(layout, node, root);
+    std::vector<int> order{rep};
+    for (int rank : layout.members(node)) {
+      if (rank != rep) order.push_back(rank);
+    }
+    add_kary(tree, order, kIntraNodeFanout);
+  }
+}
+
+double cost_of(const topo::CostMatrix& cost, int a, int b) {
+  if (cost.empty()) return 0.0;
+  return a < b ? cost[a][b] : cost[b][a];
+}
+
+// `candidates` sorted by cost from `from`, ties kept in node order.
+void sort_by_cost(std::vector<int>& candidates, const topo::CostMatrix& cost, int from) {
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](int a, int b) { return cost_of(cost, from, a) < cost_of(cost, from, b); });
+}
+
+}  // namespace
+
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k) {
+  BcastTree tree = empty_tree(layout.size(), root);
+  std::vector<int> order{root};
+  for (int node = 0; node < layout.nodes(); ++node) {
+    if (node != layout.node_of(root)) order.push_back(layout.rank_of(node, 0));
+  }
+  add_kary(tree, order, k);
+  add_intra_node(tree, layout, root);
+  return tree;
+}
+
+BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& subnet_of_node,
+                         const topo::CostMatrix& node_cost, int root, int k) {
+  BcastTree tree = empty_tree(layout.size(), root);
+  const int root_node = layout.node_of(root);
+
+  std::map<int, std::vector<int>> nodes_of_subnet;
+  for (int node = 0; node < layout.nodes(); ++node) nodes_of_subnet[subnet_of_node[node]].push_back(node);
+
+  // Subnets nearest the root first: they sit high in the subnet tree.
+  const int root_subnet = subnet_of_node[root_node];
+  std::vector<int> subnets;
+  for (const auto& [subnet, nodes] : nodes_of_subnet) {
+    if (subnet != root_subnet) subnets.push_back(subnet);
+  }
+  auto distance = [&](int subnet) {
+    double best = -1;
+    for (int node : nodes_of_subnet[subnet]) {
+      const double c = cost_of(node_cost, root_node, node);
+      if (best < 0 || c < best) best = c;
+    }
+    return best;
+  };
+  std::stable_sort(subnets.begin(), subnets.end(), [&](int a, int b) { return distance(a) < distance(b); });
+  subnets.insert(subnets.begin(), root_subnet);
+
+  // Each subnet's entry node; the subnet tree joins entries.
+  std::vector<int> entry(subnets.size());
+  entry[0] = root_node;
+  std::vector<int> order_of_entries{representative(layout, root_node, root)};
+  for (std::size_t i = 1; i < subnets.size(); ++i) {
+    const int parent_entry = entry[(i - 1) / static_cast<std::size_t>(k)];
+    std::vector<int> candidates = nodes_of_subnet[subnets[i]];
+    sort_by_cost(candidates, node_cost, parent_entry);
+    entry[i] = candidates.front();
+    order_of_entries.push_back(representative(layout, entry[i], root));
+  }
+  add_kary(tree, order_of_entries, k);
+
+  for (std::size_t i = 0; i < subnets.size(); ++i) {
+    std::vector<int> others;
+    for (int node : nodes_of_subnet[subnets[i]]) {
+      if (node != entry[i]) others.push_back(node);
+    }
+    sort_by_cost(others, node_cost, entry[i]);
+    std::vector<int> order{representative(layout, entry[i], root)};
+    for (int node : others) order.push_back(representative(layout, node, root));
+    add_kary(tree, order, k);
+  }
+  add_intra_node(tree, layout, root);
+  return tree;
+}
+
+int tree_depth(const BcastTree& tree) {
+  int deepest = 0;
+  for (std::size_t rank = 0; rank < tree.parent.size(); ++rank) {
+    int depth = 0;
+    for (int r = static_cast<int>(rank); tree.parent[r] >= 0; r = tree.parent[r]) ++depth;
+    deepest = std::max(deepest, depth);
+  }
+  return deepest;
+}
+
+int kary_depth(int members, int k) {
+  int depth = 0;
+  for (long long reached = 1, level = 1; reached < members; ++depth) {
+    level *= k;
+    reached += level;
+  }
+  return depth;
+}
+
+BcastLinks count_links(const BcastTree& tree, const topo::Layout& layout, const std::vector<int>& subnet_of_node) {
+  BcastLinks links;
+  for (std::size_t rank = 0; rank < tree.parent.size(); ++rank) {
+    const int from = tree.parent[rank];
+    if (from < 0 || layout.same_node(from, static_cast<int>(rank))) continue;
+    ++links.inter_node;
+    if (!subnet_of_node.empty() &&
+        subnet_of_node[layout.node_of(from)] != subnet_of_node[layout.node_of(static_cast<int>(rank))]) {
+      ++links.inter_subnet;
+    }
+  }
+  return links;
+}
+
+}  // namespace shim::coll

@@ -1,0 +1,127 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "collectives/bcast_tree.hpp"
+
+using shim::coll::BcastTree;
+using shim::topo::Layout;
+
+namespace {
+
+Layout from(std::vector<std::int64_t> keys) { return Layout::from_node_keys(keys); }
+
+Layout blocked(int nodes, int ppn) {
+  std::vector<std::int64_t> keys;
+  for (int n = 0; n < nodes; ++n) keys.insert(keys.end(), ppn, n);
+  return Layout::from_node_keys(keys);
+}
+
+// Every rank but the root has exactly one parent, is its parent's child once,
+// and is reachable from the root: a spanning tree rooted at `root`.
+void check_spanning(const BcastTree& tree, int size, int root) {
+  REQUIRE(static_cast<int>(tree.parent.size()) == size);
+  CHECK(tree.root == root);
+  CHECK(tree.parent[root] == -1);
+  std::vector<int> times_received(size, 0);
+  for (int rank = 0; rank < size; ++rank) {
+    for (int child : tree.children[rank]) {
+      ++times_received[child];
+      CHECK(tree.parent[child] == rank);
+    }
+  }
+  std::vector<int> reached(size, 0);
+  std::vector<int> frontier{root};
+  reached[root] = 1;
+  while (!frontier.empty()) {
+    const int r = frontier.back();
+    frontier.pop_back();
+    for (int child : tree.children[r]) {
+      reached[child] += 1;
+      frontier.push_back(child);
+    }
+  }
+  for (int rank = 0; rank < size; ++rank) {
+    INFO("rank " << rank);
+    CHECK(reached[rank] == 1);
+    CHECK(times_received[rank] == (rank == root ? 0 : 1));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("k-ary depth", "[bcast]") {
+  CHECK(shim::coll::kary_depth(1, 2) == 0);
+  CHECK(shim::coll::kary_depth(2, 2) == 1);
+  CHECK(shim::coll::kary_depth(3, 2) == 1);
+  CHECK(shim::coll::kary_depth(4, 2) == 2);
+  CHECK(shim::coll::kary_depth(7, 2) == 2);
+  CHECK(shim::coll::kary_depth(8, 2) == 3);
+  CHECK(shim::coll::kary_depth(5, 1) == 4);
+  CHECK(shim::coll::kary_depth(13, 3) == 2);
+}
+
+TEST_CASE("two-level trees span every rank from every root, within the depth bound", "[bcast]") {
+  const std::vector<Layout> layouts = {blocked(1, 1), blocked(1, 5), blocked(4, 1), blocked(3, 4),
+                                       from({0, 0, 0, 1, 1, 1, 2}), from({0, 1, 0, 1, 0, 1}),
+                                       from({2, 2, 1, 0, 0, 0, 0})};
+  for (const Layout& layout : layouts) {
+    for (int k = 1; k <= 3; ++k) {
+      for (int root = 0; root < layout.size(); ++root) {
+        INFO(layout.describe() << ", k " << k << ", root " << root);
+        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, k);
+        check_spanning(tree, layout.size(), root);
+        const int bound = shim::coll::kary_depth(layout.nodes(), k) +
+                          shim::coll::kary_depth(layout.max_ppn(), shim::coll::kIntraNodeFanout);
+        CHECK(shim::coll::tree_depth(tree) <= bound);
+        // One message into every node but the root's.
+        CHECK(shim::coll::count_links(tree, layout, {}).inter_node == layout.nodes() - 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("ECO trees cross each subnet boundary once and respect the depth bound", "[bcast]") {
+  // 6 nodes x 2 ranks; nodes alternate over 3 subnets as on the test network.
+  const Layout layout = blocked(6, 2);
+  const std::vector<int> subnet = {0, 1, 2, 0, 1, 2};
+  shim::topo::CostMatrix cost(6, std::vector<double>(6, 0.0));
+  for (int a = 0; a < 6; ++a) {
+    for (int b = 0; b < 6; ++b) cost[a][b] = a == b ? 0 : subnet[a] == subnet[b] ? 1.0 : 10.0 + a + b;
+  }
+  for (int k = 1; k <= 3; ++k) {
+    for (int root = 0; root < layout.size(); ++root) {
+      INFO("k " << k << ", root " << root);
+      const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, root, k);
+      check_spanning(tree, layout.size(), root);
+      const auto links = shim::coll::count_links(tree, layout, subnet);
+      CHECK(links.inter_subnet == 2);  // subnets - 1: the minimum
+      CHECK(links.inter_node == 5);
+      const int bound = shim::coll::kary_depth(3, k) + shim::coll::kary_depth(2, k) +
+                        shim::coll::kary_depth(2, shim::coll::kIntraNodeFanout);
+      CHECK(shim::coll::tree_depth(tree) <= bound);
+    }
+  }
+}
+
+TEST_CASE("ECO enters a subnet at the node nearest the sender", "[bcast]") {
+  // Nodes 0,1 in subnet 0; 2,3 in subnet 1, where node 3 is far cheaper from
+  // node 0 than node 2 is.
+  const Layout layout = blocked(4, 1);
+  const std::vector<int> subnet = {0, 0, 1, 1};
+  const shim::topo::CostMatrix cost = {{0, 1, 9, 5}, {1, 0, 9, 9}, {9, 9, 0, 1}, {5, 9, 1, 0}};
+  const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, 0, 2);
+  CHECK(tree.parent[3] == 0);
+  CHECK(tree.parent[2] == 3);
+  CHECK(tree.parent[1] == 0);
+}
+
+TEST_CASE("without a profile's costs, ECO falls back to node order", "[bcast]") {
+  const Layout layout = from({0, 0, 1, 1, 2, 2, 3, 3});
+  const std::vector<int> subnet = {0, 1, 0, 1};
+  for (int root = 0; root < layout.size(); ++root) {
+    const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, {}, root, 2);
+    check_spanning(tree, layout.size(), root);
+    CHECK(shim::coll::count_links(tree, layout, subnet).inter_subnet == 1);
+  }
+}

@@ -1,0 +1,51 @@
+// The measured picture of the network that shim-probe writes and shim loads
+// (SHIM_PROFILE): hosts, the cost matrix per message size, ECO's subnets, the
+// NIC class and the fan-out of broadcast trees. Versioned JSON, read and
+// written with nlohmann-json. No MPI.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topology/nic_class.hpp"
+#include "topology/subnet_partition.hpp"
+
+namespace shim::topo {
+
+struct NetworkProfile {
+  static constexpr int kVersion = 1;
+
+  std::vector<std::string> hosts;
+  std::vector<std::int64_t> sizes;  // message sizes measured, bytes
+  std::vector<CostMatrix> cost;     // per size: one-way time between hosts, seconds
+  std::int64_t partition_size = 0;  // the size whose costs the subnets were drawn from
+  std::vector<int> subnet_of_host;  // subnets numbered from 0
+  NicClass nic = NicClass::onload;
+  // Throughput between two nodes with 1, 2, ... concurrent sender pairs,
+  // bytes/s, the median over node pairs: what the NIC class was read from.
+  std::vector<double> pair_throughput;
+  int bcast_k = 2;
+  std::string created_by;
+
+  int subnets() const;
+  // The cost matrix the subnets came from.
+  const CostMatrix& partition_cost() const;
+  int host_index(std::string_view host) const;  // -1 when absent
+};
+
+struct ProfileLoad {
+  std::optional<NetworkProfile> profile;
+  std::string error;  // one line: source, position or field, reason
+};
+
+ProfileLoad parse_profile(std::string_view text, const std::string& source);
+ProfileLoad load_profile_file(const std::string& path);
+std::string profile_to_json(const NetworkProfile& profile);
+
+// The first of `job_hosts` that the profile does not describe, or empty.
+std::string first_unknown_host(const NetworkProfile& profile, const std::vector<std::string>& job_hosts);
+
+}  // namespace shim::topo
