@@ -270,7 +270,7 @@ void check(int rc, const char* what) {
 Counters read_counters() {
   Counters out{};
   for (std::size_t a = 0; a < kCounted.size(); ++a) {
-    shim_alltoall_counters c{};
+    shim_counters c{};
     check(shim_get_alltoall_counters(kCounted[a].id, &c), "shim_get_alltoall_counters");
     const std::array<std::uint64_t, kFields> fields = {c.calls,
                                                        c.collective_calls,

@@ -1,6 +1,6 @@
 #include "shim/alltoall_dispatch.hpp"
 
-#include "shim/log.hpp"
+#include "shim/dispatch_support.hpp"
 #include "shim/runtime.hpp"
 #include "shim/stats.hpp"
 
@@ -40,9 +40,7 @@ std::string layout_note(const topo::Layout& layout, coll::AlltoallAlgorithm algo
 
 void announce(const CommState& state, const std::string& what, std::int64_t block_bytes, std::string_view algorithm,
               const std::string& reason) {
-  print_line("alltoall on " + state.label() + ": " + what + "; block " + coll::format_bytes(block_bytes) +
-             " (class " + stats::size_class_label(stats::size_class(block_bytes)) + ") -> " + std::string(algorithm) +
-             ": " + reason);
+  announce_decision("alltoall", state, what, "block", block_bytes, algorithm, reason);
 }
 
 // Calls shim leaves to native MPI before any decision: announced once per
@@ -55,9 +53,19 @@ AlltoallOutcome decline(CommState& state, std::int64_t block_bytes, const std::s
   return {true, MPI_SUCCESS};
 }
 
-int raise(MPI_Comm comm, int rc) {
-  PMPI_Comm_call_errhandler(comm, rc);
-  return rc;
+void record_alltoall(coll::AlltoallAlgorithm algorithm, std::int64_t block, const CommState& state,
+                     const coll::Traffic* traffic) {
+  stats::Record r{stats::Collective::alltoall, static_cast<int>(algorithm), block, state.rank() == 0,
+                  state.size() * block, traffic != nullptr};
+  if (traffic != nullptr) {
+    r.inter_messages = traffic->inter_messages;
+    r.inter_bytes = traffic->inter_blocks * block;
+    r.intra_messages = traffic->intra_messages;
+    r.intra_bytes = traffic->intra_blocks * block;
+  }
+  r.flat_inter_messages = state.flat_traffic().inter_messages;
+  r.flat_inter_bytes = state.flat_traffic().inter_blocks * block;
+  stats::record(r);
 }
 
 }  // namespace
@@ -118,7 +126,7 @@ AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm)
 
   const topo::Hierarchy* hierarchy = nullptr;
   if (const int rc = state->hierarchy(comm, config().node_size, hierarchy); rc != MPI_SUCCESS) {
-    return {false, raise(comm, rc)};
+    return {false, raise_error(comm, rc)};
   }
 
   const AlltoallChoiceMade made = decide_alltoall(*state, *hierarchy, recv_block);
@@ -131,12 +139,11 @@ AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm)
 
   const bool native = made.algorithm == coll::AlltoallAlgorithm::native;
   const AlltoallPlan* plan = native ? nullptr : &state->alltoall_plan(made.algorithm);
-  stats::record({made.algorithm, recv_block, state->rank() == 0, state->size(), native ? nullptr : &plan->traffic,
-                 state->flat_traffic()});
+  record_alltoall(made.algorithm, recv_block, *state, native ? nullptr : &plan->traffic);
   if (native) return {true, MPI_SUCCESS};
 
   const int rc = coll::run_alltoall(args, recv_block, plan->schedule, *hierarchy, state->scratch());
-  return {false, rc == MPI_SUCCESS ? rc : raise(comm, rc)};
+  return {false, rc == MPI_SUCCESS ? rc : raise_error(comm, rc)};
 }
 
 }  // namespace shim

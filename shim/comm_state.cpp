@@ -2,7 +2,11 @@
 
 #include <atomic>
 
+#include <algorithm>
+
 #include "collectives/alltoall_schedules.hpp"
+#include "collectives/bcast_tree.hpp"
+#include "topology/network_picture.hpp"
 #include "shim/runtime.hpp"
 
 namespace shim {
@@ -36,17 +40,25 @@ CommState::CommState(MPI_Comm comm) {
 CommState::~CommState() {
   if (steered()) {
     g_steered.fetch_sub(1);
-    refresh_alltoall_fast_path();
+    refresh_fast_paths();
+  }
+}
+
+void CommState::change_overrides(const std::function<void()>& change) {
+  const bool was = steered();
+  change();
+  if (steered() != was) {
+    g_steered.fetch_add(was ? -1 : 1);
+    refresh_fast_paths();
   }
 }
 
 void CommState::set_alltoall_override(AlltoallChoice choice) {
-  const bool was = steered();
-  alltoall_override_ = choice;
-  if (steered() != was) {
-    g_steered.fetch_add(was ? -1 : 1);
-    refresh_alltoall_fast_path();
-  }
+  change_overrides([&] { alltoall_override_ = choice; });
+}
+
+void CommState::set_bcast_override(BcastChoice choice) {
+  change_overrides([&] { bcast_override_ = choice; });
 }
 
 bool any_communicator_steered() { return g_steered.load(std::memory_order_relaxed) != 0; }
@@ -73,11 +85,74 @@ const AlltoallPlan& CommState::alltoall_plan(coll::AlltoallAlgorithm algorithm) 
   return *plan;
 }
 
-bool CommState::first_announcement(int size_class, coll::AlltoallAlgorithm algorithm) {
-  const int code = static_cast<int>(algorithm) + 1;
-  if (announced_[size_class] == code) return false;
-  announced_[size_class] = code;
+const std::vector<int>& CommState::subnet_of_node() {
+  if (!subnet_of_node_) {
+    subnet_of_node_.emplace();
+    const topo::NetworkPicture* picture = network_picture();
+    if (picture != nullptr) {
+      const topo::Layout& layout = hierarchy_->layout();
+      const int nodes = layout.nodes();
+      // A node's host is its first rank's: every rank of a node is on one host.
+      std::vector<int> world(nodes);
+      for (int n = 0; n < nodes; ++n) world[n] = hierarchy_->world_rank(layout.rank_of(n, 0));
+      node_cost_.assign(nodes, std::vector<double>(nodes, 0.0));
+      for (int a = 0; a < nodes; ++a) {
+        subnet_of_node_->push_back(picture->subnet_of_world_rank(world[a]));
+        for (int b = 0; b < nodes; ++b) node_cost_[a][b] = a == b ? 0.0 : picture->cost(world[a], world[b]);
+      }
+    }
+  }
+  return *subnet_of_node_;
+}
+
+const topo::CostMatrix& CommState::node_cost() {
+  subnet_of_node();
+  return node_cost_;
+}
+
+int CommState::subnets_spanned() {
+  const std::vector<int>& subnets = subnet_of_node();
+  std::vector<int> distinct(subnets);
+  std::sort(distinct.begin(), distinct.end());
+  return static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+}
+
+const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root, int k) {
+  const auto key = std::make_tuple(static_cast<int>(algorithm), root, k);
+  auto it = bcast_roles_.find(key);
+  if (it != bcast_roles_.end()) return it->second;
+  const topo::Layout& layout = hierarchy_->layout();
+  coll::BcastTree tree;
+  if (algorithm == coll::BcastAlgorithm::eco) {
+    // Without a profile every node counts as one subnet: a tree over nodes.
+    std::vector<int> subnets = subnet_of_node();
+    if (subnets.empty()) subnets.assign(layout.nodes(), 0);
+    tree = coll::build_eco_tree(layout, subnets, node_cost(), root, k);
+  } else {
+    tree = coll::build_two_level_tree(layout, root, k);
+  }
+  const int me = hierarchy_->rank();
+  BcastRole role{tree.parent[me], tree.children[me], 0};
+  for (int child : role.children) role.inter_node_children += layout.same_node(me, child) ? 0 : 1;
+  return bcast_roles_.emplace(key, std::move(role)).first->second;
+}
+
+namespace {
+
+bool announce_once(std::array<int, 64>& announced, int size_class, int algorithm) {
+  if (announced[size_class] == algorithm + 1) return false;
+  announced[size_class] = algorithm + 1;
   return true;
+}
+
+}  // namespace
+
+bool CommState::first_announcement(int size_class, coll::AlltoallAlgorithm algorithm) {
+  return announce_once(announced_alltoall_, size_class, static_cast<int>(algorithm));
+}
+
+bool CommState::first_announcement(int size_class, coll::BcastAlgorithm algorithm) {
+  return announce_once(announced_bcast_, size_class, static_cast<int>(algorithm));
 }
 
 int create_comm_state_keyval() {

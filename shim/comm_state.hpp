@@ -8,22 +8,34 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "collectives/alltoall_algorithm.hpp"
+#include "collectives/bcast_algorithm.hpp"
 #include "collectives/schedule.hpp"
 #include "collectives/scratch_buffer.hpp"
 #include "collectives/traffic.hpp"
 #include "shim/config.hpp"
 #include "topology/hierarchy.hpp"
+#include "topology/subnet_partition.hpp"
 
 namespace shim {
 
 struct AlltoallPlan {
   coll::Schedule schedule;
   coll::Traffic traffic;  // in blocks, per call, for this process
+};
+
+struct BcastRole {
+  int parent = -1;
+  std::vector<int> children;
+  int inter_node_children = 0;  // of `children`, those on other nodes
 };
 
 class CommState {
@@ -35,9 +47,12 @@ class CommState {
 
   // Control API settings; both are set collectively, so all ranks agree.
   bool enabled = true;
-  // Overrides SHIM_ALLTOALL on this communicator; automatic = the policy table.
+  // Override SHIM_ALLTOALL / SHIM_BCAST on this communicator; automatic =
+  // the policy table.
   const std::optional<AlltoallChoice>& alltoall_override() const { return alltoall_override_; }
   void set_alltoall_override(AlltoallChoice choice);
+  const std::optional<BcastChoice>& bcast_override() const { return bcast_override_; }
+  void set_bcast_override(BcastChoice choice);
 
   // "MPI_COMM_WORLD (8 ranks)" or "comm#3 (4 ranks)", for messages.
   const std::string& label() const { return label_; }
@@ -48,20 +63,36 @@ class CommState {
 
   // Builds the hierarchy on first use: collective over `comm`.
   int hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& out);
-  // Requires hierarchy(); built on first use.
+  // The following require hierarchy().
+  const topo::Layout& hierarchy_layout() const { return hierarchy_->layout(); }
   const AlltoallPlan& alltoall_plan(coll::AlltoallAlgorithm algorithm);
   const coll::Traffic& flat_traffic() const { return flat_traffic_; }
 
   coll::ScratchBuffer& scratch() { return scratch_; }
 
+  // The subnet of each node and measured costs between nodes, from the
+  // network picture; empty without one. Requires hierarchy().
+  const std::vector<int>& subnet_of_node();
+  const topo::CostMatrix& node_cost();
+  int subnets_spanned();
+
+  // This rank's part of a broadcast tree, built on first use per root.
+  const BcastRole& bcast_role(coll::BcastAlgorithm algorithm, int root, int k);
+
   // True the first time `algorithm` is chosen for this size class (or when it
   // differs from the last announced choice): the decision should be printed.
   bool first_announcement(int size_class, coll::AlltoallAlgorithm algorithm);
+  bool first_announcement(int size_class, coll::BcastAlgorithm algorithm);
 
  private:
-  bool steered() const { return alltoall_override_.has_value() && *alltoall_override_ != AlltoallChoice::automatic; }
+  bool steered() const {
+    return (alltoall_override_ && *alltoall_override_ != AlltoallChoice::automatic) ||
+           (bcast_override_ && *bcast_override_ != BcastChoice::automatic);
+  }
+  void change_overrides(const std::function<void()>& change);
 
   std::optional<AlltoallChoice> alltoall_override_;
+  std::optional<BcastChoice> bcast_override_;
   std::string label_;
   int rank_ = 0;
   int size_ = 0;
@@ -70,7 +101,12 @@ class CommState {
   coll::Traffic flat_traffic_;
   std::array<std::optional<AlltoallPlan>, coll::kAlltoallAlgorithms.size()> plans_;
   coll::ScratchBuffer scratch_;
-  std::array<int, 64> announced_{};  // algorithm index + 1 per size class, 0 = none
+  // Per size class: algorithm index + 1 of the last announced choice, 0 = none.
+  std::array<int, 64> announced_alltoall_{};
+  std::array<int, 64> announced_bcast_{};
+  std::optional<std::vector<int>> subnet_of_node_;
+  topo::CostMatrix node_cost_;
+  std::map<std::tuple<int, int, int>, BcastRole> bcast_roles_;  // (algorithm, root, k)
 };
 
 // Whether any live communicator has an algorithm forced through the control

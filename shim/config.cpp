@@ -17,7 +17,28 @@ std::string_view name(AlltoallChoice choice) {
   return "?";
 }
 
+std::string_view name(BcastChoice choice) {
+  switch (choice) {
+    case BcastChoice::automatic: return "auto";
+    case BcastChoice::native: return "native";
+    case BcastChoice::eco: return "eco";
+    case BcastChoice::twolevel: return "twolevel";
+  }
+  return "?";
+}
+
 namespace {
+
+template <typename Choice, std::size_t N>
+bool parse_choice(std::string_view text, const std::array<Choice, N>& choices, Choice& out) {
+  for (Choice choice : choices) {
+    if (name(choice) == text) {
+      out = choice;
+      return true;
+    }
+  }
+  return false;
+}
 
 bool parse_switch(std::string_view text, bool& value) {
   if (text == "1" || text == "on" || text == "yes" || text == "true") {
@@ -31,10 +52,12 @@ bool parse_switch(std::string_view text, bool& value) {
   return false;
 }
 
-bool parse_positive_int(std::string_view text, int& value) {
+bool parse_int_in(std::string_view text, int low, int high, int& value) {
   int parsed = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
-  if (error != std::errc() || end != text.data() + text.size() || parsed < 1) return false;
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || parsed < low || parsed > high) {
+    return false;
+  }
   value = parsed;
   return true;
 }
@@ -45,14 +68,9 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_ALLTOALL", "auto|native|sa|rd|leader", "auto",
                 "alltoall algorithm; auto chooses from the policy table (shim-info prints it)",
                 [](std::string_view t, Config& c) {
-                  for (AlltoallChoice choice : {AlltoallChoice::automatic, AlltoallChoice::native, AlltoallChoice::sa,
-                                                AlltoallChoice::rd, AlltoallChoice::leader}) {
-                    if (name(choice) == t) {
-                      c.alltoall = choice;
-                      return true;
-                    }
-                  }
-                  return false;
+                  constexpr std::array kChoices = {AlltoallChoice::automatic, AlltoallChoice::native,
+                                                   AlltoallChoice::sa, AlltoallChoice::rd, AlltoallChoice::leader};
+                  return parse_choice(t, kChoices, c.alltoall);
                 }},
     SettingSpec{"SHIM_VERBOSE", "0|1", "0",
                 "1: rank 0 of each communicator prints each decision (communicator, size class, algorithm, "
@@ -64,12 +82,14 @@ constexpr std::array kSpecs = {
                 [](std::string_view t, Config& c) { return parse_switch(t, c.stats); }},
     SettingSpec{"SHIM_NODE_SIZE", "integer >= 1", "unset (detect nodes)",
                 "virtual nodes: world ranks [0,k), [k,2k), ... count as one node each, replacing detection",
-                [](std::string_view t, Config& c) { return parse_positive_int(t, c.node_size); }},
-    SettingSpec{"SHIM_NIC", "onload|offload", "onload",
-                "NIC class used by the alltoall policy (onload favours SA, offload favours leader-based)",
+                [](std::string_view t, Config& c) { return parse_int_in(t, 1, 1 << 30, c.node_size); }},
+    SettingSpec{"SHIM_NIC", "onload|offload", "the profile's, else onload",
+                "NIC class used by the alltoall policy (onload favours SA, offload favours leader-based); "
+                "overrides the class measured in SHIM_PROFILE",
                 [](std::string_view t, Config& c) {
                   const auto nic = topo::parse_nic_class(t);
                   if (nic) c.nic = *nic;
+                  c.nic_explicit = nic.has_value();
                   return nic.has_value();
                 }},
     SettingSpec{"SHIM_ALLTOALL_SA_MAX", "bytes, optional K|M|G suffix", "16K",
@@ -79,6 +99,33 @@ constexpr std::array kSpecs = {
                 "offload NICs: auto picks leader-based while ppn^2 x block bytes <= this",
                 [](std::string_view t, Config& c) {
                   return parse_byte_size(t, c.alltoall_thresholds.leader_max_bytes);
+                }},
+    SettingSpec{"SHIM_PROFILE", "path of a shim-probe profile (JSON)", "unset (no profile)",
+                "the measured network: subnets for ECO broadcasts, NIC class, tree fan-out. A file that cannot be "
+                "used is reported in one line and ignored",
+                [](std::string_view t, Config& c) {
+                  if (t.empty() || t.size() >= c.profile_path.size()) return false;
+                  c.profile_path.fill('\0');
+                  t.copy(c.profile_path.data(), t.size());
+                  return true;
+                }},
+    SettingSpec{"SHIM_BCAST", "auto|native|eco|twolevel", "auto",
+                "broadcast algorithm; auto chooses from the policy table (shim-info prints it)",
+                [](std::string_view t, Config& c) {
+                  constexpr std::array kChoices = {BcastChoice::automatic, BcastChoice::native, BcastChoice::eco,
+                                                   BcastChoice::twolevel};
+                  return parse_choice(t, kChoices, c.bcast);
+                }},
+    SettingSpec{"SHIM_BCAST_K", "integer 1..64", "the profile's, else 2",
+                "fan-out of broadcast trees between nodes (1: a chain)",
+                [](std::string_view t, Config& c) { return parse_int_in(t, 1, 64, c.bcast_k); }},
+    SettingSpec{"SHIM_BCAST_SEGMENT", "bytes >= 1K, optional K|M|G suffix", "64K",
+                "broadcasts larger than this travel the tree in pipelined segments of this size",
+                [](std::string_view t, Config& c) {
+                  std::int64_t bytes = 0;
+                  if (!parse_byte_size(t, bytes) || bytes < 1024) return false;
+                  c.bcast_segment_bytes = bytes;
+                  return true;
                 }},
 };
 

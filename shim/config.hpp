@@ -3,6 +3,7 @@
 // configuration table printed by shim-info. No MPI here.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -18,8 +19,10 @@
 namespace shim {
 
 enum class AlltoallChoice : std::uint8_t { automatic, native, sa, rd, leader };
+enum class BcastChoice : std::uint8_t { automatic, native, eco, twolevel };
 
 std::string_view name(AlltoallChoice choice);
+std::string_view name(BcastChoice choice);
 
 struct Config {
   bool enabled = true;
@@ -28,7 +31,12 @@ struct Config {
   bool stats = false;
   int node_size = 0;  // 0: detect nodes; k > 0: k consecutive world ranks form one node
   topo::NicClass nic = topo::NicClass::onload;
+  bool nic_explicit = false;  // SHIM_NIC given: a profile's NIC class does not replace it
   coll::AlltoallThresholds alltoall_thresholds;
+  BcastChoice bcast = BcastChoice::automatic;
+  int bcast_k = 0;  // 0: the profile's k, else 2
+  std::int64_t bcast_segment_bytes = 64 * 1024;
+  std::array<char, 1024> profile_path{};  // empty: no network profile
 };
 // Rank 0's configuration is broadcast byte-for-byte at MPI_Init.
 static_assert(std::is_trivially_copyable_v<Config>);

@@ -35,9 +35,45 @@ static_assert(SHIM_ALLTOALL_NATIVE == static_cast<int>(shim::coll::AlltoallAlgor
               SHIM_ALLTOALL_RD == static_cast<int>(shim::coll::AlltoallAlgorithm::rd) + 1 &&
               SHIM_ALLTOALL_LEADER == static_cast<int>(shim::coll::AlltoallAlgorithm::leader) + 1);
 
-constexpr shim::AlltoallChoice kChoices[] = {shim::AlltoallChoice::automatic, shim::AlltoallChoice::native,
-                                             shim::AlltoallChoice::sa, shim::AlltoallChoice::rd,
-                                             shim::AlltoallChoice::leader};
+static_assert(SHIM_BCAST_NATIVE == static_cast<int>(shim::coll::BcastAlgorithm::native) + 1 &&
+              SHIM_BCAST_ECO == static_cast<int>(shim::coll::BcastAlgorithm::eco) + 1 &&
+              SHIM_BCAST_TWOLEVEL == static_cast<int>(shim::coll::BcastAlgorithm::twolevel) + 1);
+
+constexpr shim::AlltoallChoice kAlltoallChoices[] = {shim::AlltoallChoice::automatic, shim::AlltoallChoice::native,
+                                                     shim::AlltoallChoice::sa, shim::AlltoallChoice::rd,
+                                                     shim::AlltoallChoice::leader};
+constexpr shim::BcastChoice kBcastChoices[] = {shim::BcastChoice::automatic, shim::BcastChoice::native,
+                                               shim::BcastChoice::eco, shim::BcastChoice::twolevel};
+
+// Collective: checks that every process chose the same `value` (an enum of
+// shim.h, valid below `choices`) and applies it to comm's state.
+template <typename Apply>
+int set_choice(MPI_Comm comm, int value, int choices, Apply apply) {
+  if (!shim::runtime_running()) return MPI_ERR_OTHER;
+  shim::CommState* state = nullptr;
+  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return raise(comm, rc);
+  if (const int rc = all_agree(comm, value); rc != MPI_SUCCESS) return raise(comm, rc);
+  if (value < 0 || value >= choices) return raise(comm, MPI_ERR_ARG);
+  apply(*state);
+  return MPI_SUCCESS;
+}
+
+// Counters of one collective; `value` 0 (..._AUTO) sums its algorithms,
+// otherwise algorithm value - 1.
+int read_counters(shim::stats::Collective collective, int value, int algorithms, shim_counters* counters) {
+  if (counters == nullptr || value < 0 || value > algorithms) return MPI_ERR_ARG;
+  const shim::stats::Table table = shim::stats::snapshot();
+  shim::stats::Counters sum{};
+  for (int a = 0; a < algorithms; ++a) {
+    if (value != 0 && a != value - 1) continue;
+    const shim::stats::Counters part = shim::stats::total(table, collective, a);
+    for (int f = 0; f < shim::stats::kFieldCount; ++f) sum[f] += part[f];
+  }
+  using namespace shim::stats;
+  *counters = {sum[calls],       sum[collective_calls], sum[payload_bytes], sum[inter_messages],     sum[inter_bytes],
+               sum[intra_messages], sum[intra_bytes],   sum[flat_inter_messages], sum[flat_inter_bytes]};
+  return MPI_SUCCESS;
+}
 
 }  // namespace
 
@@ -63,32 +99,25 @@ SHIM_EXPORT int shim_get_enabled(MPI_Comm comm, int* enabled) {
 }
 
 SHIM_EXPORT int shim_set_alltoall_algorithm(MPI_Comm comm, shim_alltoall_algorithm algorithm) {
-  if (!shim::runtime_running()) return MPI_ERR_OTHER;
-  shim::CommState* state = nullptr;
-  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return raise(comm, rc);
   const int value = static_cast<int>(algorithm);
-  if (const int rc = all_agree(comm, value); rc != MPI_SUCCESS) return raise(comm, rc);
-  if (value < 0 || value >= static_cast<int>(std::size(kChoices))) return raise(comm, MPI_ERR_ARG);
-  state->set_alltoall_override(kChoices[value]);
-  return MPI_SUCCESS;
+  return set_choice(comm, value, static_cast<int>(std::size(kAlltoallChoices)),
+                    [value](shim::CommState& state) { state.set_alltoall_override(kAlltoallChoices[value]); });
 }
 
-SHIM_EXPORT int shim_get_alltoall_counters(shim_alltoall_algorithm algorithm, shim_alltoall_counters* counters) {
+SHIM_EXPORT int shim_set_bcast_algorithm(MPI_Comm comm, shim_bcast_algorithm algorithm) {
   const int value = static_cast<int>(algorithm);
-  if (counters == nullptr || value < 0 || value >= static_cast<int>(std::size(kChoices))) return MPI_ERR_ARG;
-  const shim::stats::Table table = shim::stats::snapshot();
-  shim::stats::Counters sum{};
-  for (shim::coll::AlltoallAlgorithm a : shim::coll::kAlltoallAlgorithms) {
-    // AUTO (0) sums everything; otherwise enum value v is algorithm v - 1.
-    if (value != 0 && static_cast<int>(a) != value - 1) continue;
-    const shim::stats::Counters part = shim::stats::total(table, a);
-    for (int f = 0; f < shim::stats::kFieldCount; ++f) sum[f] += part[f];
-  }
-  using namespace shim::stats;
-  *counters = {sum[calls],          sum[collective_calls], sum[payload_bytes],       sum[inter_messages],
-               sum[inter_bytes],    sum[intra_messages],   sum[intra_bytes],         sum[flat_inter_messages],
-               sum[flat_inter_bytes]};
-  return MPI_SUCCESS;
+  return set_choice(comm, value, static_cast<int>(std::size(kBcastChoices)),
+                    [value](shim::CommState& state) { state.set_bcast_override(kBcastChoices[value]); });
+}
+
+SHIM_EXPORT int shim_get_alltoall_counters(shim_alltoall_algorithm algorithm, shim_counters* counters) {
+  return read_counters(shim::stats::Collective::alltoall, static_cast<int>(algorithm),
+                       static_cast<int>(shim::coll::kAlltoallAlgorithms.size()), counters);
+}
+
+SHIM_EXPORT int shim_get_bcast_counters(shim_bcast_algorithm algorithm, shim_counters* counters) {
+  return read_counters(shim::stats::Collective::bcast, static_cast<int>(algorithm),
+                       static_cast<int>(shim::coll::kBcastAlgorithms.size()), counters);
 }
 
 SHIM_EXPORT int shim_reset_counters(void) {

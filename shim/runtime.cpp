@@ -3,8 +3,11 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "collectives/alltoall_policy.hpp"
+#include "collectives/bcast_policy.hpp"
+#include "topology/network_picture.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/log.hpp"
 #include "shim/stats.hpp"
@@ -12,6 +15,7 @@
 namespace shim {
 
 std::atomic<bool> detail::alltoall_fast_path{false};
+std::atomic<bool> detail::bcast_fast_path{false};
 
 namespace {
 
@@ -21,7 +25,9 @@ std::atomic<Phase> g_phase{Phase::not_started};
 std::mutex g_lifecycle;
 Config g_config;
 StartMode g_mode = StartMode::collective;
-std::atomic<bool> g_policy_always_native{false};
+std::atomic<bool> g_alltoall_always_native{false};
+std::atomic<bool> g_bcast_always_native{false};
+std::optional<topo::NetworkPicture> g_picture;
 int g_world_rank = 0;
 int g_world_size = 1;
 
@@ -43,8 +49,22 @@ void read_settings(StartMode mode) {
   }
 }
 
-// Built eagerly so that jobs where every alltoall goes native (one node, or
-// one process per node) are recognised before the first call.
+// Collective: every rank gets the same picture or none. A profile that
+// cannot be used costs one line on rank 0, and the job runs without it.
+void load_profile() {
+  const std::string path(g_config.profile_path.data());
+  if (path.empty()) return;
+  std::string error;
+  g_picture = topo::load_network_picture(path, g_config.node_size, error);
+  if (!g_picture) {
+    if (g_world_rank == 0) print_line("SHIM_PROFILE: " + error + "; continuing without a network profile");
+    return;
+  }
+  if (!g_config.nic_explicit) g_config.nic = g_picture->profile.nic;
+}
+
+// Built eagerly so that jobs where every call goes native (one node, or one
+// process per node) are recognised before the first call.
 void inspect_world() {
   CommState* world = nullptr;
   const topo::Hierarchy* hierarchy = nullptr;
@@ -52,11 +72,14 @@ void inspect_world() {
       world->hierarchy(MPI_COMM_WORLD, g_config.node_size, hierarchy) != MPI_SUCCESS) {
     return;
   }
-  const bool unobserved = !g_config.verbose && !g_config.stats && g_config.alltoall == AlltoallChoice::automatic;
+  const bool unobserved = !g_config.verbose && !g_config.stats;
   const topo::Layout& layout = hierarchy->layout();
-  g_policy_always_native.store(unobserved &&
-                               coll::alltoall_native_for_every_block(layout.nodes(), layout.max_ppn()));
-  refresh_alltoall_fast_path();
+  g_alltoall_always_native.store(unobserved && g_config.alltoall == AlltoallChoice::automatic &&
+                                 coll::alltoall_native_for_every_block(layout.nodes(), layout.max_ppn()));
+  g_bcast_always_native.store(unobserved && g_config.bcast == BcastChoice::automatic &&
+                              coll::bcast_native_for_every_size(layout.nodes(), layout.max_ppn(),
+                                                                world->subnets_spanned()));
+  refresh_fast_paths();
 }
 
 void print_stats_report() {
@@ -65,7 +88,7 @@ void print_stats_report() {
   if (g_mode == StartMode::collective) {
     // Sum over the job on rank 0; every process reaches this in MPI_Finalize.
     static_assert(sizeof(stats::Table) == sizeof(std::uint64_t) * stats::kFieldCount * stats::kSizeClasses *
-                                              coll::kAlltoallAlgorithms.size());
+                                              stats::kAlgorithmSlots * stats::kCollectives);
     stats::Table sums{};
     PMPI_Reduce(table.data(), sums.data(), static_cast<int>(sizeof(table) / sizeof(std::uint64_t)), MPI_UINT64_T,
                 MPI_SUM, 0, MPI_COMM_WORLD);
@@ -97,7 +120,13 @@ void start_runtime(StartMode mode) {
     print_line("could not create MPI attribute keyvals; shim stays off (pass-through)");
     g_config.enabled = false;
   }
-  if (mode == StartMode::collective && g_config.enabled) inspect_world();
+  if (mode == StartMode::collective && g_config.enabled) {
+    load_profile();
+    inspect_world();
+  } else if (g_config.profile_path[0] != '\0' && g_world_rank == 0) {
+    print_line("SHIM_PROFILE: not loaded: shim started on the first MPI call (mpi_f08 MPI_Init), not in MPI_Init, "
+               "so it cannot read the profile collectively");
+  }
   g_phase.store(Phase::running);
 }
 
@@ -110,8 +139,10 @@ void stop_runtime(StopCause cause) {
   // takes ours with them; from the wrapper, the hook's attribute stays and
   // later finds the runtime stopped.
   if (cause == StopCause::finalize_wrapper) drop_comm_state(MPI_COMM_SELF);
-  g_policy_always_native.store(false);
-  refresh_alltoall_fast_path();
+  g_alltoall_always_native.store(false);
+  g_bcast_always_native.store(false);
+  refresh_fast_paths();
+  g_picture.reset();
   free_comm_state_keyval();
   g_phase.store(Phase::stopped);
 }
@@ -131,8 +162,17 @@ bool runtime_running() {
 
 bool shim_active() { return runtime_running() && g_config.enabled; }
 
-void refresh_alltoall_fast_path() {
-  detail::alltoall_fast_path.store(g_policy_always_native.load() && !any_communicator_steered());
+void refresh_fast_paths() {
+  const bool steered = any_communicator_steered();
+  detail::alltoall_fast_path.store(g_alltoall_always_native.load() && !steered);
+  detail::bcast_fast_path.store(g_bcast_always_native.load() && !steered);
+}
+
+const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture : nullptr; }
+
+int bcast_fanout() {
+  if (g_config.bcast_k > 0) return g_config.bcast_k;
+  return g_picture ? g_picture->profile.bcast_k : 2;
 }
 
 const Config& config() { return g_config; }

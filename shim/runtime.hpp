@@ -10,8 +10,13 @@
 
 namespace shim {
 
+namespace topo {
+struct NetworkPicture;
+}
+
 namespace detail {
 extern std::atomic<bool> alltoall_fast_path;
+extern std::atomic<bool> bcast_fast_path;
 }  // namespace detail
 
 enum class StartMode {
@@ -39,15 +44,23 @@ bool shim_active();
 // Started (lazily if needed) and not stopped, whatever SHIM_ENABLE says.
 bool runtime_running();
 
-// True while every alltoall would go to native MPI anyway: the whole job is
-// on one node or has one process per node, the policy table decides, and
-// nothing observes shim (no SHIM_VERBOSE, no SHIM_STATS, no algorithm forced
-// through the control API). Such calls skip shim entirely, counters included.
-// Inline: it is all that stands between such a job's MPI_Alltoall and
-// PMPI_Alltoall.
+// True while every alltoall (broadcast) would go to native MPI anyway: the
+// policy table says native for every size on this job's layout (one node, or
+// one process per node without a profile that splits the job into subnets),
+// and nothing observes or steers shim (no SHIM_VERBOSE, no SHIM_STATS, no
+// algorithm forced by setting or control API). Such calls skip shim
+// entirely, counters included. Inline: it is all that stands between such a
+// job's MPI_Alltoall and PMPI_Alltoall.
 inline bool alltoall_fast_path() { return detail::alltoall_fast_path.load(std::memory_order_relaxed); }
-// Recomputes the above; called when one of its inputs changes.
-void refresh_alltoall_fast_path();
+inline bool bcast_fast_path() { return detail::bcast_fast_path.load(std::memory_order_relaxed); }
+// Recomputes the above; called when one of their inputs changes.
+void refresh_fast_paths();
+
+// The network profile (SHIM_PROFILE) as mapped onto this job, or nullptr.
+const topo::NetworkPicture* network_picture();
+// Fan-out of broadcast trees between nodes: SHIM_BCAST_K, else the
+// profile's, else 2.
+int bcast_fanout();
 
 const Config& config();
 int world_rank();

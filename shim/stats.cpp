@@ -5,16 +5,21 @@
 #include <memory>
 #include <mutex>
 
+#include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
+#include "collectives/bcast_algorithm.hpp"
 
 namespace shim::stats {
 
 namespace {
 
+static_assert(coll::kAlltoallAlgorithms.size() <= kAlgorithmSlots && coll::kBcastAlgorithms.size() <= kAlgorithmSlots);
+static_assert(static_cast<int>(coll::AlltoallAlgorithm::native) == 0 && static_cast<int>(coll::BcastAlgorithm::native) == 0);
+
 // Written by one thread only; atomic so other threads may read it.
 using AtomicCounters = std::array<std::atomic<std::uint64_t>, kFieldCount>;
 struct ThreadCounters {
-  std::array<std::array<AtomicCounters, kSizeClasses>, coll::kAlltoallAlgorithms.size()> rows{};
+  std::array<std::array<std::array<AtomicCounters, kSizeClasses>, kAlgorithmSlots>, kCollectives> rows{};
 };
 
 // Blocks outlive their threads: a finished thread's calls still count.
@@ -30,31 +35,42 @@ ThreadCounters& this_thread_counters() {
   return *counters;
 }
 
+std::string_view collective_name(int collective) {
+  return static_cast<Collective>(collective) == Collective::alltoall ? "alltoall" : "bcast";
+}
+
+std::string_view algorithm_name(int collective, int algorithm) {
+  if (static_cast<Collective>(collective) == Collective::alltoall) {
+    return name(static_cast<coll::AlltoallAlgorithm>(algorithm));
+  }
+  return name(static_cast<coll::BcastAlgorithm>(algorithm));
+}
+
 }  // namespace
 
-int size_class(std::int64_t block_bytes) {
-  if (block_bytes <= 1) return 0;
-  return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(block_bytes - 1)));
+int size_class(std::int64_t bytes) {
+  if (bytes <= 1) return 0;
+  return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bytes - 1)));
 }
 
 std::string size_class_label(int size_class) { return "<=" + coll::format_bytes(std::int64_t{1} << size_class); }
 
-void record(const AlltoallRecord& r) {
-  const auto block = static_cast<std::uint64_t>(r.block_bytes);
+void record(const Record& r) {
   Counters delta{};
   delta[calls] = 1;
   delta[collective_calls] = r.rank_zero ? 1 : 0;
-  delta[payload_bytes] = static_cast<std::uint64_t>(r.comm_size) * block;
-  if (r.traffic_blocks != nullptr) {
-    delta[inter_messages] = static_cast<std::uint64_t>(r.traffic_blocks->inter_messages);
-    delta[inter_bytes] = static_cast<std::uint64_t>(r.traffic_blocks->inter_blocks) * block;
-    delta[intra_messages] = static_cast<std::uint64_t>(r.traffic_blocks->intra_messages);
-    delta[intra_bytes] = static_cast<std::uint64_t>(r.traffic_blocks->intra_blocks) * block;
+  delta[payload_bytes] = static_cast<std::uint64_t>(r.payload_bytes);
+  if (r.traffic_visible) {
+    delta[inter_messages] = static_cast<std::uint64_t>(r.inter_messages);
+    delta[inter_bytes] = static_cast<std::uint64_t>(r.inter_bytes);
+    delta[intra_messages] = static_cast<std::uint64_t>(r.intra_messages);
+    delta[intra_bytes] = static_cast<std::uint64_t>(r.intra_bytes);
   }
-  delta[flat_inter_messages] = static_cast<std::uint64_t>(r.flat_blocks.inter_messages);
-  delta[flat_inter_bytes] = static_cast<std::uint64_t>(r.flat_blocks.inter_blocks) * block;
+  delta[flat_inter_messages] = static_cast<std::uint64_t>(r.flat_inter_messages);
+  delta[flat_inter_bytes] = static_cast<std::uint64_t>(r.flat_inter_bytes);
 
-  AtomicCounters& row = this_thread_counters().rows[static_cast<int>(r.algorithm)][size_class(r.block_bytes)];
+  AtomicCounters& row =
+      this_thread_counters().rows[static_cast<int>(r.collective)][r.algorithm][size_class(r.size_bytes)];
   for (int f = 0; f < kFieldCount; ++f) {
     if (delta[f] != 0) row[f].store(row[f].load(std::memory_order_relaxed) + delta[f], std::memory_order_relaxed);
   }
@@ -64,9 +80,13 @@ Table snapshot() {
   Table table{};
   std::lock_guard lock(g_registry_mutex);
   for (const auto& counters : g_registry) {
-    for (std::size_t a = 0; a < table.size(); ++a) {
-      for (int c = 0; c < kSizeClasses; ++c) {
-        for (int f = 0; f < kFieldCount; ++f) table[a][c][f] += counters->rows[a][c][f].load(std::memory_order_relaxed);
+    for (int c = 0; c < kCollectives; ++c) {
+      for (int a = 0; a < kAlgorithmSlots; ++a) {
+        for (int s = 0; s < kSizeClasses; ++s) {
+          for (int f = 0; f < kFieldCount; ++f) {
+            table[c][a][s][f] += counters->rows[c][a][s][f].load(std::memory_order_relaxed);
+          }
+        }
       }
     }
   }
@@ -76,17 +96,19 @@ Table snapshot() {
 void reset() {
   std::lock_guard lock(g_registry_mutex);
   for (const auto& counters : g_registry) {
-    for (auto& algorithm : counters->rows) {
-      for (auto& row : algorithm) {
-        for (auto& field : row) field.store(0, std::memory_order_relaxed);
+    for (auto& collective : counters->rows) {
+      for (auto& algorithm : collective) {
+        for (auto& row : algorithm) {
+          for (auto& field : row) field.store(0, std::memory_order_relaxed);
+        }
       }
     }
   }
 }
 
-Counters total(const Table& table, coll::AlltoallAlgorithm algorithm) {
+Counters total(const Table& table, Collective collective, int algorithm) {
   Counters sum{};
-  for (const Counters& row : table[static_cast<int>(algorithm)]) {
+  for (const Counters& row : table[static_cast<int>(collective)][algorithm]) {
     for (int f = 0; f < kFieldCount; ++f) sum[f] += row[f];
   }
   return sum;
@@ -94,23 +116,26 @@ Counters total(const Table& table, coll::AlltoallAlgorithm algorithm) {
 
 std::vector<std::string> report_lines(const Table& table, const std::string& scope) {
   static constexpr std::array<const char*, kFieldCount> kKeys = {
-      "calls",       "ops",        "payload_bytes", "inter_msgs",      "inter_bytes",
-      "intra_msgs",  "intra_bytes", "flat_inter_msgs", "flat_inter_bytes"};
+      "calls",      "ops",         "payload_bytes",   "inter_msgs",      "inter_bytes",
+      "intra_msgs", "intra_bytes", "flat_inter_msgs", "flat_inter_bytes"};
   std::vector<std::string> lines;
-  lines.push_back("stats: MPI_Alltoall, " + scope +
-                  ". ops = collective operations; msgs and bytes as each algorithm's schedule sends "
-                  "them (n/a: native's own messages are not visible); flat_* = a direct exchange of the same calls");
-  for (coll::AlltoallAlgorithm algorithm : coll::kAlltoallAlgorithms) {
-    const bool native = algorithm == coll::AlltoallAlgorithm::native;
-    for (int c = 0; c < kSizeClasses; ++c) {
-      const Counters& row = table[static_cast<int>(algorithm)][c];
-      if (row[calls] == 0) continue;
-      std::string line = "stats: alltoall algo=" + std::string(name(algorithm)) + " block" + size_class_label(c);
-      for (int f = 0; f < kFieldCount; ++f) {
-        const bool hidden = native && f >= inter_messages && f <= intra_bytes;
-        line += std::string(" ") + kKeys[f] + "=" + (hidden ? std::string("n/a") : std::to_string(row[f]));
+  lines.push_back("stats: " + scope +
+                  ". ops = collective operations; msgs and bytes as each algorithm sends them (n/a: native's own "
+                  "messages are not visible); flat_* = a direct exchange of the same alltoall calls");
+  for (int c = 0; c < kCollectives; ++c) {
+    for (int a = 0; a < kAlgorithmSlots; ++a) {
+      const bool native = a == 0;  // native is algorithm 0 of every collective
+      for (int s = 0; s < kSizeClasses; ++s) {
+        const Counters& row = table[c][a][s];
+        if (row[calls] == 0) continue;
+        std::string line = "stats: " + std::string(collective_name(c)) + " algo=" +
+                           std::string(algorithm_name(c, a)) + (c == 0 ? " block" : " size") + size_class_label(s);
+        for (int f = 0; f < kFieldCount; ++f) {
+          const bool hidden = native && f >= inter_messages && f <= intra_bytes;
+          line += std::string(" ") + kKeys[f] + "=" + (hidden ? std::string("n/a") : std::to_string(row[f]));
+        }
+        lines.push_back(std::move(line));
       }
-      lines.push_back(std::move(line));
     }
   }
   return lines;

@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
   int in[4] = {1, 2, 3, 4}, out[4];
   shim_set_alltoall_algorithm(MPI_COMM_WORLD, SHIM_ALLTOALL_SA);
   MPI_Alltoall(in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
-  shim_alltoall_counters counters;
+  shim_counters counters;
   shim_get_alltoall_counters(SHIM_ALLTOALL_SA, &counters);
   int ok = strcmp(shim_version(), SHIM_VERSION_STRING) == 0 && counters.calls == 1 && out[0] == 1;
   printf("%s: shim %s, sa calls %llu\n", ok ? "ok" : "FAIL", shim_version(), (unsigned long long)counters.calls);

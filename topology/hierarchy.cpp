@@ -23,6 +23,20 @@ int gather_node_keys(MPI_Comm comm, int size, std::int64_t my_key, std::vector<s
   return PMPI_Allgather(&my_key, 1, MPI_INT64_T, keys.data(), 1, MPI_INT64_T, comm);
 }
 
+int translate_to_world(MPI_Comm comm, int size, std::vector<int>& world_ranks) {
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  std::vector<int> ranks(size);
+  for (int r = 0; r < size; ++r) ranks[r] = r;
+  world_ranks.resize(size);
+  SHIM_TRY(PMPI_Comm_group(comm, &group));
+  SHIM_TRY(PMPI_Comm_group(MPI_COMM_WORLD, &world));
+  const int rc = PMPI_Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data());
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  return rc;
+}
+
 int detect_nodes(MPI_Comm comm, int rank, int size, MPI_Comm& node, std::vector<std::int64_t>& keys,
                  std::string& source) {
   SHIM_TRY(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
@@ -67,6 +81,7 @@ int Hierarchy::build(MPI_Comm comm, int node_size, std::unique_ptr<Hierarchy>& o
     SHIM_TRY(detect_nodes(comm, h->rank_, size, h->node_, keys, h->node_source_));
   }
   h->layout_ = Layout::from_node_keys(keys);
+  SHIM_TRY(translate_to_world(comm, size, h->world_rank_of_));
 
   const int local = h->layout_.local_rank(h->rank_);
   SHIM_TRY(PMPI_Comm_split(comm, local, h->layout_.node_of(h->rank_), &h->rail_));

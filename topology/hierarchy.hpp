@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "topology/layout.hpp"
 
@@ -35,6 +36,8 @@ class Hierarchy {
   bool leader() const { return layout_.local_rank(rank_) == 0; }
   // How nodes were identified, e.g. "virtual nodes of 4 ranks".
   const std::string& node_source() const { return node_source_; }
+  // MPI_COMM_WORLD's rank of each rank: the network profile is keyed by it.
+  int world_rank(int rank) const { return world_rank_of_[rank]; }
 
  private:
   Hierarchy() = default;
@@ -44,6 +47,7 @@ class Hierarchy {
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Comm rail_ = MPI_COMM_NULL;
   std::string node_source_;
+  std::vector<int> world_rank_of_;
 };
 
 }  // namespace shim::topo

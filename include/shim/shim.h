@@ -49,29 +49,44 @@ typedef enum shim_alltoall_algorithm {
  * process must pass the same value, or all get MPI_ERR_ARG. */
 int shim_set_alltoall_algorithm(MPI_Comm comm, shim_alltoall_algorithm algorithm);
 
-typedef struct shim_alltoall_counters {
-  uint64_t calls;            /* MPI_Alltoall(_c) calls made by this process */
+typedef enum shim_bcast_algorithm {
+  SHIM_BCAST_AUTO = 0,     /* the policy table (SHIM_BCAST's default) */
+  SHIM_BCAST_NATIVE = 1,   /* PMPI_Bcast */
+  SHIM_BCAST_ECO = 2,      /* trees over the subnets of the network profile */
+  SHIM_BCAST_TWOLEVEL = 3  /* a tree over nodes, then inside each node */
+} shim_bcast_algorithm;
+
+/* Collective over comm: the broadcast algorithm for comm, overriding
+ * SHIM_BCAST. ECO without a network profile (SHIM_PROFILE) runs over a
+ * single subnet, which is two-level. */
+int shim_set_bcast_algorithm(MPI_Comm comm, shim_bcast_algorithm algorithm);
+
+typedef struct shim_counters {
+  uint64_t calls;            /* calls made by this process */
   uint64_t collective_calls; /* of which this process was rank 0: summed over
                                 processes, the number of collective operations */
-  uint64_t payload_bytes;    /* bytes this process contributed (size x block) */
-  uint64_t inter_node_messages; /* messages to other nodes, as the algorithm's
-                                   schedule sends them; 0 for native, whose own
-                                   messages are not visible to shim */
+  uint64_t payload_bytes;    /* alltoall: bytes this process contributed
+                                (size x block); bcast: the message */
+  uint64_t inter_node_messages; /* sent by this process to other nodes, as the
+                                   algorithm sends them; 0 for native, whose
+                                   own messages are not visible to shim */
   uint64_t inter_node_bytes;
   uint64_t intra_node_messages;
   uint64_t intra_node_bytes;
-  uint64_t flat_inter_node_messages; /* what a flat (direct) exchange of the
-                                        same calls sends to other nodes */
+  uint64_t flat_inter_node_messages; /* alltoall: what a flat (direct)
+                                        exchange of the same calls sends to
+                                        other nodes; 0 for bcast */
   uint64_t flat_inter_node_bytes;
-} shim_alltoall_counters;
+} shim_counters;
 
 /* Local: this process's counters for one algorithm since start or the last
- * reset; SHIM_ALLTOALL_AUTO gives the sum over all algorithms. Not counted:
- * calls shim leaves to MPI untouched (intercommunicators, empty blocks, shim
- * switched off) and, in a job that runs on one node or with one process per
- * node, calls made while no algorithm is forced and neither SHIM_STATS nor
+ * reset; ..._AUTO gives the sum over all algorithms. Not counted: calls shim
+ * leaves to MPI untouched (intercommunicators, empty messages, shim switched
+ * off) and, in a job that runs on one node or with one process per node,
+ * alltoall calls made while no algorithm is forced and neither SHIM_STATS nor
  * SHIM_VERBOSE is set: those go straight to PMPI_Alltoall. */
-int shim_get_alltoall_counters(shim_alltoall_algorithm algorithm, shim_alltoall_counters *counters);
+int shim_get_alltoall_counters(shim_alltoall_algorithm algorithm, shim_counters *counters);
+int shim_get_bcast_counters(shim_bcast_algorithm algorithm, shim_counters *counters);
 
 /* Local: zero this process's counters. */
 int shim_reset_counters(void);

@@ -73,15 +73,15 @@ void sparse_case(shim::test::MpiCheck& check, std::int64_t stride, std::int64_t 
       }
     }
     shim_set_alltoall_algorithm(MPI_COMM_WORLD, algorithm);
-    const shim_alltoall_counters before = [&] {
-      shim_alltoall_counters c{};
+    const shim_counters before = [&] {
+      shim_counters c{};
       shim_get_alltoall_counters(algorithm, &c);
       return c;
     }();
     const int rc = MPI_Alltoall_c(in_place ? MPI_IN_PLACE : send.data(), count, spaced, recv.data(), count, spaced,
                                   MPI_COMM_WORLD);
     check.expect(rc == MPI_SUCCESS, what + " " + kNames[algorithm] + ": returned " + std::to_string(rc));
-    shim_alltoall_counters after{};
+    shim_counters after{};
     shim_get_alltoall_counters(algorithm, &after);
     check.expect(after.calls == before.calls + 1, what + " " + kNames[algorithm] + ": algorithm did not run");
     std::int64_t wrong = 0;

@@ -173,8 +173,8 @@ void run_case(const TypeCase& c, MPI_Comm comm, const std::string& where) {
   }
 }
 
-shim_alltoall_counters counters(shim_alltoall_algorithm algorithm) {
-  shim_alltoall_counters c{};
+shim_counters counters(shim_alltoall_algorithm algorithm) {
+  shim_counters c{};
   shim_get_alltoall_counters(algorithm, &c);
   return c;
 }
@@ -229,7 +229,7 @@ void run_matrix(const std::vector<TypeCase>& cases) {
     for (shim_alltoall_algorithm algorithm : kAlgorithms) {
       const std::string where = named.name + "/" + kAlgorithmNames[algorithm];
       check->expect(shim_set_alltoall_algorithm(named.comm, algorithm) == MPI_SUCCESS, where + ": select algorithm");
-      const shim_alltoall_counters before = counters(algorithm);
+      const shim_counters before = counters(algorithm);
       long handled = 0;
       for (const TypeCase& c : cases) {
         run_case(c, named.comm, where);
@@ -237,7 +237,7 @@ void run_matrix(const std::vector<TypeCase>& cases) {
       }
       // Empty exchanges go to native untouched and uncounted; every other
       // call must have run the algorithm that was asked for.
-      const shim_alltoall_counters after = counters(algorithm);
+      const shim_counters after = counters(algorithm);
       if (algorithm == SHIM_ALLTOALL_AUTO && fast_path) handled = 0;
       check->expect(static_cast<long>(after.calls - before.calls) == handled,
                     where + ": " + std::to_string(after.calls - before.calls) + " calls counted, expected " +
@@ -301,7 +301,7 @@ void intercommunicator_goes_native() {
   MPI_Comm half, inter;
   PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   PMPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 5, &inter);
-  const shim_alltoall_counters before = counters(SHIM_ALLTOALL_AUTO);
+  const shim_counters before = counters(SHIM_ALLTOALL_AUTO);
   run_case({"int x2 on an intercommunicator", MPI_INT, 2, MPI_INT, 2}, inter, "intercomm");
   check->expect(counters(SHIM_ALLTOALL_AUTO).calls == before.calls, "intercomm call was not left to native");
   PMPI_Comm_free(&inter);
@@ -332,7 +332,7 @@ void control_api() {
   int enabled = -1;
   shim_get_enabled(comm, &enabled);
   check->expect(enabled == 0, "reports off");
-  const shim_alltoall_counters before = counters(SHIM_ALLTOALL_AUTO);
+  const shim_counters before = counters(SHIM_ALLTOALL_AUTO);
   run_case({"int x3 with shim switched off", MPI_INT, 3, MPI_INT, 3, false, false, true}, comm, "off");
   check->expect(counters(SHIM_ALLTOALL_AUTO).calls == before.calls, "switched-off call was counted");
   check->expect(shim_set_enabled(comm, 1) == MPI_SUCCESS, "switch on");

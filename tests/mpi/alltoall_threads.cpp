@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   // happen in the same order everywhere.
   MPI_Comm comms[kThreads];
   for (MPI_Comm& comm : comms) PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  shim_alltoall_counters before[kThreads];
+  shim_counters before[kThreads];
   for (int t = 0; t < kThreads; ++t) shim_get_alltoall_counters(kPerThread[t], &before[t]);
 
   long wrong[kThreads] = {};
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
 
   for (int t = 0; t < kThreads; ++t) {
     check.expect(wrong[t] == 0, "thread " + std::to_string(t) + ": " + std::to_string(wrong[t]) + " wrong elements");
-    shim_alltoall_counters after{};
+    shim_counters after{};
     shim_get_alltoall_counters(kPerThread[t], &after);
     check.expect(after.calls - before[t].calls == kCalls,
                  "thread " + std::to_string(t) + ": " + std::to_string(after.calls - before[t].calls) +

@@ -1,0 +1,36 @@
+// Runs this rank's part of a broadcast tree with PMPI: receive each segment
+// from the parent, forward it to the children, with several segments in
+// flight, so a large message streams through the tree instead of being
+// stored and forwarded whole at every hop.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "collectives/scratch_buffer.hpp"
+
+namespace shim::coll {
+
+// How a message of `count` elements of `type_size` bytes is cut: whole;
+// into runs of whole elements (any datatype); or, when a few huge elements
+// would make segments too coarse, packed and cut into byte ranges.
+struct SegmentPlan {
+  enum class Mode : std::uint8_t { whole, elements, packed } mode = Mode::whole;
+  std::int64_t segments = 1;
+  std::int64_t per_segment = 0;  // elements, or bytes when packed
+};
+SegmentPlan plan_segments(std::int64_t count, std::int64_t type_size, std::int64_t segment_bytes);
+
+struct BcastBuffer {
+  void* base;
+  MPI_Count count;
+  MPI_Datatype type;
+};
+
+// parent: -1 at the root. Returns MPI_SUCCESS or an MPI error code.
+int run_tree_bcast(const BcastBuffer& buffer, int parent, const std::vector<int>& children, const SegmentPlan& plan,
+                   std::int64_t message_bytes, MPI_Comm shadow, ScratchBuffer& scratch);
+
+}  // namespace shim::coll
