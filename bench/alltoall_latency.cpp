@@ -7,30 +7,35 @@
 // B's. Here every round runs one batch of each algorithm back to back, and
 // the median over rounds is reported, so one disturbed batch decides nothing.
 #include <mpi.h>
-#include <sched.h>
 #include <shim/shim.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <charconv>
 #include <cinttypes>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <memory>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench_common.hpp"
+
 namespace {
+
+using bench::Buffer;
+using bench::check;
+using bench::fail;
+using bench::format_bytes;
+using bench::format_number;
+using bench::median;
+using bench::page_aligned;
+using bench::parse_count;
+using bench::parse_int;
+using bench::parse_power_of_two_bytes;
+using bench::UsageError;
 
 constexpr std::string_view kUsage =
     "usage: alltoall_latency [options]\n"
@@ -95,43 +100,6 @@ struct Options {
   bool help = false;
 };
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::optional<std::int64_t> parse_int(std::string_view text) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-int parse_count(std::string_view flag, std::string_view text, int minimum) {
-  const auto value = parse_int(text);
-  if (!value || *value < minimum || *value > std::numeric_limits<int>::max()) {
-    throw UsageError(std::string(flag) + " '" + std::string(text) + "': expected an integer >= " +
-                     std::to_string(minimum));
-  }
-  return static_cast<int>(*value);
-}
-
-std::int64_t parse_block(std::string_view flag, std::string_view text) {
-  std::string_view digits = text;
-  int shift = 0;
-  if (!digits.empty() && (digits.back() == 'K' || digits.back() == 'k')) shift = 10;
-  if (!digits.empty() && (digits.back() == 'M' || digits.back() == 'm')) shift = 20;
-  if (!digits.empty() && (digits.back() == 'G' || digits.back() == 'g')) shift = 30;
-  if (shift != 0) digits.remove_suffix(1);
-  const auto value = parse_int(digits);
-  // 1 GiB caps the buffers (ranks x block each) well inside int counts for small jobs.
-  constexpr std::int64_t kLimit = std::int64_t{1} << 30;
-  if (!value || *value < 1 || *value > (kLimit >> shift) || !std::has_single_bit(static_cast<std::uint64_t>(*value))) {
-    throw UsageError(std::string(flag) + " '" + std::string(text) +
-                     "': expected a power of two from 1 to 1G bytes (K, M and G suffixes accepted)");
-  }
-  return *value << shift;
-}
-
 std::vector<Algorithm> parse_algorithms(std::string_view text) {
   std::array<bool, kAlgorithms.size()> wanted{};
   while (true) {
@@ -186,9 +154,9 @@ Options parse_options(int argc, char** argv) {
       value = argv[++i];
     }
     if (arg == "--min") {
-      options.min_bytes = parse_block(arg, value);
+      options.min_bytes = parse_power_of_two_bytes(arg, value);
     } else if (arg == "--max") {
-      options.max_bytes = parse_block(arg, value);
+      options.max_bytes = parse_power_of_two_bytes(arg, value);
     } else if (arg == "--iters") {
       small = value == "small";
       if (!small) {
@@ -228,23 +196,6 @@ int iterations_for(const Options& options, std::int64_t bytes) {
   return static_cast<int>(std::max<std::int64_t>(std::min(options.iters, 20), scaled));
 }
 
-std::string format_bytes(std::int64_t bytes) {
-  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes >= (1 << 10) && bytes % (1 << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " B";
-}
-
-// Whole numbers without decimals, so message counts read as counts.
-std::string format_number(double value) {
-  char text[64];
-  if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::snprintf(text, sizeof text, "%.0f", value);
-  } else {
-    std::snprintf(text, sizeof text, "%.2f", value);
-  }
-  return text;
-}
-
 // The byte rank `from` sends to rank `to` at offset i of its block in batch
 // `salt`. A new salt per batch makes a buffer left over from an earlier
 // batch fail the check; mixing from and to exposes misplaced blocks.
@@ -255,16 +206,6 @@ unsigned char expected_byte(int from, int to, std::int64_t i, std::uint32_t salt
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
   return static_cast<unsigned char>(x);
-}
-
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "alltoall_latency: %s\n", message.c_str());
-  MPI_Abort(MPI_COMM_WORLD, 3);
-  std::abort();  // MPI_Abort does not return; this tells the compiler so
-}
-
-void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) fail(std::string(what) + " failed with MPI error " + std::to_string(rc));
 }
 
 Counters read_counters() {
@@ -314,38 +255,6 @@ struct Machine {
   std::string other_settings;
 };
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  // x86 calls it "model name"; some arm64 kernels have only "Model", or none.
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0 || line.rfind("Model", 0) == 0) {
-      const std::size_t colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      const std::size_t value = line.find_first_not_of(" \t", colon + 1);
-      if (value != std::string::npos) return line.substr(value);
-    }
-  }
-  return "unknown (no model name in /proc/cpuinfo)";
-}
-
-// Other jobs on a 2-core machine distort timings; the reader should know.
-std::string load_average() {
-  std::ifstream loadavg("/proc/loadavg");
-  std::string one_minute;
-  return loadavg >> one_minute ? one_minute : "unknown";
-}
-
-std::string mpi_library() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(version, &length);
-  std::string text(version, static_cast<std::size_t>(length));
-  text = text.substr(0, text.find('\n'));
-  std::replace(text.begin(), text.end(), '\t', ' ');
-  return text;
-}
-
 // Collective. The node count for the per-node figures: --nodes, else
 // SHIM_NODE_SIZE as shim reads it (rank 0's value), else the hosts.
 Machine describe_machine(const Options& options, int rank, int size) {
@@ -385,17 +294,11 @@ Machine describe_machine(const Options& options, int rank, int size) {
                                               : "hosts found by MPI_COMM_TYPE_SHARED; SHIM_NODE_SIZE is not valid";
   }
 
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  m.host = host;
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  // Like nproc: the CPUs this process may run on, not all of the machine's.
-  m.cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus)
-                                                          : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  m.cpu = cpu_model();
-  m.load = load_average();
-  m.mpi = mpi_library();
+  m.host = bench::host_name();
+  m.cores = bench::usable_cores();
+  m.cpu = bench::cpu_model();
+  m.load = bench::load_average();
+  m.mpi = bench::mpi_library();
   for (const char* name : {"SHIM_ENABLE", "SHIM_ALLTOALL", "SHIM_NIC", "SHIM_ALLTOALL_SA_MAX",
                            "SHIM_ALLTOALL_LEADER_MAX"}) {
     if (const char* value = std::getenv(name)) m.other_settings += std::string(" ") + name + "=" + value;
@@ -449,12 +352,6 @@ struct Row {
 };
 
 // Rank 0: turn the reduced times and counter sums of one size into rows.
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 std::vector<Row> summarize(const Options& options, const std::vector<double>& max_seconds,
                            const std::vector<Counters>& sums, int nodes) {
   const auto rounds = static_cast<std::size_t>(options.rounds);
@@ -637,21 +534,6 @@ void select_algorithm(const Algorithm& algorithm) {
   check(shim_set_alltoall_algorithm(MPI_COMM_WORLD, algorithm.id), "shim_set_alltoall_algorithm");
 }
 
-struct FreeDeleter {
-  void operator()(unsigned char* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<unsigned char[], FreeDeleter>;
-
-// Page-aligned, as OSU's buffers are. Where malloc puts them is otherwise
-// luck, and it matters: with two 64 KiB heap buffers 16 bytes apart, native
-// MPICH's 32 KiB alltoall took 34 us instead of 12 here.
-Buffer page_aligned(std::size_t bytes) {
-  constexpr std::size_t kPage = 4096;
-  void* p = std::aligned_alloc(kPage, (bytes + kPage - 1) / kPage * kPage);
-  if (p == nullptr) fail("cannot allocate a buffer of " + std::to_string(bytes) + " bytes");
-  return Buffer(static_cast<unsigned char*>(p));
-}
-
 SizeResult measure(const Options& options, std::int64_t bytes, int rank, int size, int nodes, unsigned char* sendbuf,
                    unsigned char* recvbuf, std::uint32_t& salt) {
   const int count = static_cast<int>(bytes);
@@ -704,6 +586,7 @@ SizeResult measure(const Options& options, std::int64_t bytes, int rank, int siz
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::set_program_name("alltoall_latency");
   MPI_Init(&argc, &argv);
   int rank = 0;
   int size = 0;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/typed_buffer.hpp"
 
 namespace {
 
@@ -31,26 +32,8 @@ struct TypeCase {
   bool contiguous_ints = false;  // also checked against independently computed values
 };
 
-unsigned char pattern(int rank, std::size_t byte) { return static_cast<unsigned char>(rank * 131 + byte * 7 + 1); }
-constexpr unsigned char kUntouched = 0xA5;
-
-// A buffer for `count` elements per block and `blocks` blocks, with margins
-// around the typemap's true extent so negative lower bounds and holes fit.
-struct TypedBuffer {
-  std::vector<unsigned char> bytes;
-  std::size_t origin = 0;  // offset of the MPI buffer address in `bytes`
-
-  TypedBuffer(MPI_Datatype type, MPI_Count count, int blocks) {
-    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-    PMPI_Type_get_extent(type, &lb, &extent);
-    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    const MPI_Aint elements = count * blocks;
-    const MPI_Aint span = elements > 0 ? (elements - 1) * extent + true_lb + true_extent : 0;
-    origin = 64 + static_cast<std::size_t>(std::max<MPI_Aint>(0, -true_lb));
-    bytes.assign(origin + static_cast<std::size_t>(std::max<MPI_Aint>(span, 0)) + 64, kUntouched);
-  }
-  void* data() { return bytes.data() + origin; }
-};
+using shim::test::pattern;
+using shim::test::TypedBuffer;
 
 std::vector<MPI_Datatype> derived_types;
 
@@ -134,22 +117,18 @@ int call_alltoall(const TypeCase& c, const void* sendbuf, void* recvbuf, MPI_Com
                       c.recvtype, comm);
 }
 
-void fill(TypedBuffer& buffer, int rank) {
-  for (std::size_t i = 0; i < buffer.bytes.size(); ++i) buffer.bytes[i] = pattern(rank, i);
-}
-
 // Runs one case through shim and through PMPI and compares.
 void run_case(const TypeCase& c, MPI_Comm comm, const std::string& where) {
   int rank = 0, size = 0;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  TypedBuffer send(c.in_place ? c.recvtype : c.sendtype, c.in_place ? c.recvcount : c.sendcount, size);
-  TypedBuffer got(c.recvtype, c.recvcount, size);
-  TypedBuffer want(c.recvtype, c.recvcount, size);
-  fill(send, rank);
+  TypedBuffer send(c.in_place ? c.recvtype : c.sendtype, (c.in_place ? c.recvcount : c.sendcount) * size);
+  TypedBuffer got(c.recvtype, c.recvcount * size);
+  TypedBuffer want(c.recvtype, c.recvcount * size);
+  send.fill(rank);
   if (c.in_place) {
-    fill(got, rank);
-    fill(want, rank);
+    got.fill(rank);
+    want.fill(rank);
   }
   const int rc = call_alltoall(c, send.data(), got.data(), comm, false);
   check->expect(rc == MPI_SUCCESS, where + " " + c.name + ": MPI_Alltoall returned " + std::to_string(rc));

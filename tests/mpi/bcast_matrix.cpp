@@ -1,0 +1,257 @@
+// Every broadcast algorithm, on every communicator shape, for every root and
+// many datatypes and sizes (pipelined ones included: the test runs with a
+// small SHIM_BCAST_SEGMENT), compared byte for byte with PMPI_Bcast on
+// identically prepared buffers. The counters prove the requested algorithm
+// ran, and auto's choice is checked against the policy table for the layout
+// the test knows it runs on (virtual nodes, and the test profile's subnets).
+#include <mpi.h>
+#include <shim/shim.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/typed_buffer.hpp"
+
+namespace {
+
+using shim::test::TypedBuffer;
+
+shim::test::MpiCheck* check = nullptr;
+std::vector<MPI_Datatype> derived_types;
+
+MPI_Datatype committed(MPI_Datatype type) {
+  PMPI_Type_commit(&type);
+  derived_types.push_back(type);
+  return type;
+}
+
+struct Case {
+  std::string name;
+  MPI_Datatype type;
+  MPI_Count count;
+  bool every_root = true;  // large cases run from two roots only, to keep the suite short
+  bool large_count_api = false;
+};
+
+std::vector<Case> make_cases() {
+  std::vector<Case> cases;
+  cases.push_back({"int x1", MPI_INT, 1});
+  cases.push_back({"int x7", MPI_INT, 7});
+  cases.push_back({"char x100003 (odd, pipelined)", MPI_CHAR, 100003, false});
+  cases.push_back({"double x20000 (pipelined)", MPI_DOUBLE, 20000, false});
+
+  MPI_Datatype vector;
+  PMPI_Type_vector(3, 2, 4, MPI_INT, &vector);
+  cases.push_back({"vector(3,2,4) of int x3", committed(vector), 3});
+  cases.push_back({"vector(3,2,4) of int x2000 (pipelined)", vector, 2000, false});
+
+  struct Record {
+    int a;
+    double b;
+    char c;
+  };
+  const int lengths[3] = {1, 1, 1};
+  const MPI_Aint displs[3] = {offsetof(Record, a), offsetof(Record, b), offsetof(Record, c)};
+  const MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
+  MPI_Datatype raw, record;
+  PMPI_Type_create_struct(3, lengths, displs, types, &raw);
+  PMPI_Type_create_resized(raw, 0, sizeof(Record), &record);
+  PMPI_Type_free(&raw);
+  cases.push_back({"struct {int,double,char} x5", committed(record), 5});
+
+  MPI_Datatype spaced;
+  PMPI_Type_create_resized(MPI_INT, 0, 12, &spaced);
+  cases.push_back({"int resized to extent 12 x1000", committed(spaced), 1000, false});
+
+  MPI_Datatype negative_lb;
+  PMPI_Type_create_resized(MPI_INT, -8, 16, &negative_lb);
+  cases.push_back({"int resized lb -8 extent 16 x9", committed(negative_lb), 9});
+
+  // One element far larger than a segment: shim packs it and pipelines bytes.
+  MPI_Datatype big;
+  PMPI_Type_vector(25000, 1, 2, MPI_INT, &big);
+  cases.push_back({"vector(25000,1,2) x1 (one huge element, packed)", committed(big), 1, false});
+
+  cases.push_back({"MPI_DOUBLE_INT pair x4", MPI_DOUBLE_INT, 4});
+  cases.push_back({"count 0", MPI_INT, 0});
+  cases.push_back({"MPI_Bcast_c double x3", MPI_DOUBLE, 3, true, true});
+  return cases;
+}
+
+bool empty(const Case& c) {
+  int size = 0;
+  PMPI_Type_size(c.type, &size);
+  return c.count * size == 0;
+}
+
+void run_case(const Case& c, int root, MPI_Comm comm, const std::string& where) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  TypedBuffer got(c.type, c.count);
+  TypedBuffer want(c.type, c.count);
+  if (rank == root) {
+    got.fill(root + 1);
+    want.fill(root + 1);
+  }
+  const int rc = c.large_count_api ? MPI_Bcast_c(got.data(), c.count, c.type, root, comm)
+                                   : MPI_Bcast(got.data(), static_cast<int>(c.count), c.type, root, comm);
+  check->expect(rc == MPI_SUCCESS, where + " " + c.name + ": returned " + std::to_string(rc));
+  PMPI_Bcast_c(want.data(), c.count, c.type, root, comm);
+  const auto mismatch = std::mismatch(got.bytes.begin(), got.bytes.end(), want.bytes.begin());
+  check->expect(mismatch.first == got.bytes.end(),
+                where + " " + c.name + " root " + std::to_string(root) + ": differs from PMPI_Bcast at byte " +
+                    std::to_string(mismatch.first - got.bytes.begin()) + " of " + std::to_string(got.bytes.size()));
+}
+
+shim_counters counters(shim_bcast_algorithm algorithm) {
+  shim_counters c{};
+  shim_get_bcast_counters(algorithm, &c);
+  return c;
+}
+
+// --- what auto must choose -----------------------------------------------------
+
+// The layout this test runs on, as shim sees it: virtual nodes when
+// SHIM_NODE_SIZE is set (all these runs are on one host otherwise), and the
+// test profile's subnets (virtual node i is in subnet i % 3) when loaded.
+struct Expected {
+  int node_size = 0;
+  bool profile = false;
+};
+
+Expected expected_setup() {
+  Expected e;
+  if (const char* k = std::getenv("SHIM_NODE_SIZE")) e.node_size = std::atoi(k);
+  e.profile = std::getenv("SHIM_PROFILE") != nullptr;
+  return e;
+}
+
+shim_bcast_algorithm expected_auto(const Expected& e, MPI_Comm comm) {
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  std::vector<int> world(size);
+  {
+    int mine = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &mine);
+    PMPI_Allgather(&mine, 1, MPI_INT, world.data(), 1, MPI_INT, comm);
+  }
+  std::vector<int> nodes, subnets;
+  int ppn = 0;
+  for (int r : world) {
+    const int node = e.node_size > 0 ? r / e.node_size : 0;
+    nodes.push_back(node);
+    subnets.push_back(node % 3);
+  }
+  for (int node : nodes) ppn = std::max<int>(ppn, static_cast<int>(std::count(nodes.begin(), nodes.end(), node)));
+  std::sort(nodes.begin(), nodes.end());
+  std::sort(subnets.begin(), subnets.end());
+  const auto distinct_nodes = std::unique(nodes.begin(), nodes.end()) - nodes.begin();
+  const auto distinct_subnets = std::unique(subnets.begin(), subnets.end()) - subnets.begin();
+  if (distinct_nodes <= 1) return SHIM_BCAST_NATIVE;
+  if (e.profile && e.node_size > 0 && distinct_subnets >= 2) return SHIM_BCAST_ECO;
+  if (ppn <= 1) return SHIM_BCAST_NATIVE;
+  return SHIM_BCAST_TWOLEVEL;
+}
+
+// Whole-job fast path: auto's calls go straight to PMPI, uncounted.
+bool job_takes_fast_path(const Expected& e) {
+  return expected_auto(e, MPI_COMM_WORLD) == SHIM_BCAST_NATIVE;
+}
+
+struct NamedComm {
+  std::string name;
+  MPI_Comm comm;
+};
+
+std::vector<NamedComm> make_comms() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<NamedComm> comms;
+  comms.push_back({"world", MPI_COMM_WORLD});
+  MPI_Comm c;
+  PMPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &c);
+  comms.push_back({"reversed", c});
+  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &c);
+  comms.push_back({"split(rank%2)", c});
+  PMPI_Comm_split(MPI_COMM_WORLD, rank % 3 == 1 ? MPI_UNDEFINED : 0, rank, &c);
+  comms.push_back({"without rank%3==1", c});
+  comms.push_back({"self", MPI_COMM_SELF});
+  return comms;
+}
+
+constexpr shim_bcast_algorithm kAlgorithms[] = {SHIM_BCAST_NATIVE, SHIM_BCAST_ECO, SHIM_BCAST_TWOLEVEL,
+                                                SHIM_BCAST_AUTO};
+const char* const kNames[] = {"auto", "native", "eco", "twolevel"};
+
+void run_matrix(const std::vector<Case>& cases) {
+  const Expected expected = expected_setup();
+  const bool fast_path = job_takes_fast_path(expected);
+  for (const NamedComm& named : make_comms()) {
+    if (named.comm == MPI_COMM_NULL) continue;
+    int size = 0;
+    PMPI_Comm_size(named.comm, &size);
+    const shim_bcast_algorithm auto_choice = expected_auto(expected, named.comm);
+    for (shim_bcast_algorithm algorithm : kAlgorithms) {
+      const std::string where = named.name + "/" + kNames[algorithm];
+      check->expect(shim_set_bcast_algorithm(named.comm, algorithm) == MPI_SUCCESS, where + ": select");
+      const shim_bcast_algorithm counted_as = algorithm == SHIM_BCAST_AUTO ? auto_choice : algorithm;
+      const shim_counters before = counters(counted_as);
+      long handled = 0;
+      for (const Case& c : cases) {
+        for (int root = 0; root < size; ++root) {
+          if (!c.every_root && root != 0 && root != size - 1) continue;
+          run_case(c, root, named.comm, where);
+          handled += empty(c) ? 0 : 1;
+        }
+      }
+      if (algorithm == SHIM_BCAST_AUTO && fast_path) handled = 0;
+      const long got = static_cast<long>(counters(counted_as).calls - before.calls);
+      check->expect(got == handled, where + ": " + std::to_string(got) + " calls counted as " + kNames[counted_as] +
+                                        ", expected " + std::to_string(handled));
+    }
+    shim_set_bcast_algorithm(named.comm, SHIM_BCAST_AUTO);
+    if (named.comm != MPI_COMM_WORLD && named.comm != MPI_COMM_SELF) {
+      MPI_Comm c = named.comm;
+      PMPI_Comm_free(&c);
+    }
+  }
+}
+
+void intercommunicator_goes_native() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) return;
+  MPI_Comm half, inter;
+  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  PMPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 6, &inter);
+  const shim_counters before = counters(SHIM_BCAST_AUTO);
+  int value = rank == 0 ? 4242 : -1;
+  // Group 0's rank 0 broadcasts to group 1.
+  const int root = rank % 2 == 0 ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  MPI_Bcast(&value, 1, MPI_INT, root, inter);
+  check->expect(rank % 2 == 0 || value == 4242, "intercommunicator bcast delivered " + std::to_string(value));
+  check->expect(counters(SHIM_BCAST_AUTO).calls == before.calls, "intercommunicator bcast was not left to native");
+  PMPI_Comm_free(&inter);
+  PMPI_Comm_free(&half);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  shim::test::MpiCheck checker("bcast_matrix");
+  check = &checker;
+  const std::vector<Case> cases = make_cases();
+  run_matrix(cases);
+  intercommunicator_goes_native();
+  for (MPI_Datatype& type : derived_types) PMPI_Type_free(&type);
+  const int status = checker.finish();
+  MPI_Finalize();
+  return status;
+}
