@@ -25,18 +25,22 @@
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/alltoall_schedules.hpp"
 #include "collectives/traffic.hpp"
+#include "collectives/bcast_tree.hpp"
 #include "shim/alltoall_dispatch.hpp"
+#include "shim/bcast_dispatch.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/config.hpp"
 #include "shim/runtime.hpp"
 #include "topology/hierarchy.hpp"
 #include "topology/hwloc_summary.hpp"
 #include "topology/layout.hpp"
+#include "topology/network_picture.hpp"
 
 namespace {
 
 constexpr int kRoot = 0;
 constexpr std::int64_t kLargestBlock = std::int64_t{1} << 20;
+constexpr std::int64_t kLargestBroadcast = std::int64_t{4} << 20;
 
 // A failed collective would leave the other ranks waiting, so any MPI error
 // ends the whole job, with the reason on stderr.
@@ -289,6 +293,76 @@ void print_decisions(const shim::CommState& state, const shim::topo::Hierarchy& 
   print_indented(table_lines(rows), "  ");
 }
 
+void print_network_profile(shim::CommState& state, const shim::topo::Hierarchy& hierarchy) {
+  const shim::topo::NetworkPicture* picture = shim::network_picture();
+  std::cout << "\nNetwork profile (SHIM_PROFILE)\n";
+  if (picture == nullptr) {
+    std::cout << "  none loaded: broadcasts know nodes but no subnets, and the alltoall policy uses SHIM_NIC or "
+                 "onload\n";
+    return;
+  }
+  const shim::topo::NetworkProfile& p = picture->profile;
+  std::cout << "  " << shim::config().profile_path.data() << ": " << p.hosts.size() << " hosts, " << p.subnets()
+            << " subnets, NIC " << shim::topo::name(p.nic) << ", bcast k " << p.bcast_k
+            << (p.created_by.empty() ? "" : ", written by " + p.created_by) << '\n';
+  const shim::topo::Layout& layout = hierarchy.layout();
+  const std::vector<int>& subnets = state.subnet_of_node();
+  for (int node = 0; node < layout.nodes(); ++node) {
+    const int world = hierarchy.world_rank(layout.rank_of(node, 0));
+    std::cout << "  node " << node << ": host " << p.hosts[picture->host_of_world_rank[world]] << ", subnet "
+              << subnets[node] << '\n';
+  }
+}
+
+void print_bcast_policy() {
+  const shim::Config& config = shim::config();
+  std::cout << "\nBroadcast policy (applies when SHIM_BCAST=auto; the first matching rule decides)\n"
+            << "  in effect: SHIM_BCAST=" << shim::name(config.bcast) << ", tree fan-out " << shim::bcast_fanout()
+            << ", SHIM_BCAST_SEGMENT=" << shim::coll::format_bytes(config.bcast_segment_bytes) << '\n';
+  std::vector<std::vector<std::string>> rows = {{"rule", "algorithm", "condition"}};
+  const std::span<const shim::coll::BcastRule> rules = shim::coll::bcast_rules();
+  for (const shim::coll::BcastRule& rule : rules) {
+    rows.push_back({std::string(rule.name), std::string(shim::coll::name(rule.algorithm)),
+                    std::string(rule.condition)});
+  }
+  const std::vector<std::string> lines = table_lines(rows);
+  std::cout << "  " << lines[0] << '\n';
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    std::cout << "  " << lines[i + 1] << '\n' << "      " << rules[i].why << '\n';
+  }
+}
+
+// Tree edges a broadcast from rank 0 sends between nodes and between
+// subnets; native counts as one message into every other node, the least
+// any tree sends, as MPICH's own tree is not visible to shim.
+void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& hierarchy) {
+  const shim::topo::Layout& layout = hierarchy.layout();
+  const std::vector<int>& subnets = state.subnet_of_node();
+  std::cout << "\nBroadcast decisions on MPI_COMM_WORLD from root 0\n"
+            << "  messages between nodes and between subnets per broadcast (per segment when pipelined)\n";
+  std::vector<std::vector<std::string>> rows = {{"message", "algorithm", "rule", "inter-node", "inter-subnet",
+                                                 "reason"}};
+  for (std::int64_t bytes = 1; bytes <= kLargestBroadcast; bytes *= 4) {
+    const shim::BcastChoiceMade made = shim::decide_bcast(state, bytes);
+    std::string nodes = std::to_string(layout.nodes() - 1);
+    std::string crossings = "-";
+    if (made.algorithm != shim::coll::BcastAlgorithm::native) {
+      const int k = shim::bcast_fanout();
+      std::vector<int> by_subnet = subnets;
+      if (by_subnet.empty()) by_subnet.assign(static_cast<std::size_t>(layout.nodes()), 0);
+      const shim::coll::BcastTree tree = made.algorithm == shim::coll::BcastAlgorithm::eco
+                                             ? shim::coll::build_eco_tree(layout, by_subnet, state.node_cost(), 0, k)
+                                             : shim::coll::build_two_level_tree(layout, 0, k);
+      const shim::coll::BcastLinks links = shim::coll::count_links(tree, layout, by_subnet);
+      nodes = std::to_string(links.inter_node);
+      crossings = std::to_string(links.inter_subnet);
+    }
+    rows.push_back({shim::coll::format_bytes(bytes), std::string(shim::coll::name(made.algorithm)),
+                    std::string(shim::rule_name(made)), nodes, crossings, shim::explain_bcast(made, state, bytes)});
+  }
+  print_indented(table_lines(rows), "  ");
+}
+
 void report() {
   shim::CommState* state = nullptr;
   require(shim::comm_state(MPI_COMM_WORLD, state), "attaching shim's state to MPI_COMM_WORLD");
@@ -311,8 +385,11 @@ void report() {
   print_settings();
   print_node_map(*hierarchy, processor_names);
   print_hardware(hierarchy->layout(), one_lines, details);
+  print_network_profile(*state, *hierarchy);
   print_policy();
   print_decisions(*state, *hierarchy);
+  print_bcast_policy();
+  print_bcast_decisions(*state, *hierarchy);
   std::cout << std::flush;
 }
 

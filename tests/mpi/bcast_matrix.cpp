@@ -115,10 +115,13 @@ shim_counters counters(shim_bcast_algorithm algorithm) {
 
 // --- what auto must choose -----------------------------------------------------
 
-// The layout this test runs on, as shim sees it: virtual nodes when
-// SHIM_NODE_SIZE is set (all these runs are on one host otherwise), and the
-// test profile's subnets (virtual node i is in subnet i % 3) when loaded.
+// The layout this test runs on, as shim sees it, when the test can know it:
+// virtual nodes (SHIM_NODE_SIZE) with the test profile's subnets (virtual
+// node i is in subnet i % 3), or one host without a profile. On real hosts
+// with a measured profile (the vcluster tests) auto's choice is not checked
+// against a prediction, only that it ran and was correct.
 struct Expected {
+  bool known = true;
   int node_size = 0;
   bool profile = false;
 };
@@ -127,6 +130,15 @@ Expected expected_setup() {
   Expected e;
   if (const char* k = std::getenv("SHIM_NODE_SIZE")) e.node_size = std::atoi(k);
   e.profile = std::getenv("SHIM_PROFILE") != nullptr;
+  int size = 0, host_size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm host;
+  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  PMPI_Comm_size(host, &host_size);
+  PMPI_Comm_free(&host);
+  int one_host = host_size == size ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &one_host, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  e.known = one_host && (e.node_size > 0 || !e.profile);
   return e;
 }
 
@@ -159,7 +171,7 @@ shim_bcast_algorithm expected_auto(const Expected& e, MPI_Comm comm) {
 
 // Whole-job fast path: auto's calls go straight to PMPI, uncounted.
 bool job_takes_fast_path(const Expected& e) {
-  return expected_auto(e, MPI_COMM_WORLD) == SHIM_BCAST_NATIVE;
+  return e.known && expected_auto(e, MPI_COMM_WORLD) == SHIM_BCAST_NATIVE;
 }
 
 struct NamedComm {
@@ -195,7 +207,8 @@ void run_matrix(const std::vector<Case>& cases) {
     if (named.comm == MPI_COMM_NULL) continue;
     int size = 0;
     PMPI_Comm_size(named.comm, &size);
-    const shim_bcast_algorithm auto_choice = expected_auto(expected, named.comm);
+    // Unknown layout: auto's calls are summed over whatever it chose.
+    const shim_bcast_algorithm auto_choice = expected.known ? expected_auto(expected, named.comm) : SHIM_BCAST_AUTO;
     for (shim_bcast_algorithm algorithm : kAlgorithms) {
       const std::string where = named.name + "/" + kNames[algorithm];
       check->expect(shim_set_bcast_algorithm(named.comm, algorithm) == MPI_SUCCESS, where + ": select");

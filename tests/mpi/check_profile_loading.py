@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""SHIM_PROFILE end to end, on a program that is not linked to shim.
+
+A profile that cannot be used (missing, malformed, truncated, or describing
+other hosts) costs exactly one line on rank 0, naming the file and the reason,
+and the job runs correctly without it. A good profile is used: with virtual
+nodes spread over its subnets, the broadcast runs ECO.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def sanitizer_runtimes(library):
+    out = subprocess.run(["ldd", library], capture_output=True, text=True).stdout
+    return [m.group(1) for m in re.finditer(r"=> (\S*lib(?:asan|ubsan)\.so\S*)", out)]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mpiexec", required=True)
+    parser.add_argument("--libshim", required=True)
+    parser.add_argument("--good-profile", required=True)
+    parser.add_argument("program")
+    args = parser.parse_args()
+
+    with open(args.good_profile, encoding="utf-8") as f:
+        good = f.read()
+    scratch = tempfile.mkdtemp()
+    def write(name, text):
+        path = os.path.join(scratch, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+    cases = [
+        ("missing", os.path.join(scratch, "absent.json"), r"absent\.json: cannot be read"),
+        ("malformed", write("malformed.json", good.replace('"version": 1,', '"version": 1,,')),
+         r"malformed\.json: line \d+, column \d+: "),
+        ("truncated", write("truncated.json", good[: len(good) // 2]), r"truncated\.json: line \d+, column \d+: "),
+        ("other hosts", write("other.json", good.replace('"vnode0"', '"elsewhere"')),
+         r"other\.json: host 'vnode0' of this job \(rank 0\) is not in the profile"),
+    ]
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SHIM_") and k != "LD_PRELOAD"}
+    base["LD_PRELOAD"] = " ".join(sanitizer_runtimes(args.libshim) + [args.libshim])
+    base["SHIM_NODE_SIZE"] = "1"
+    command = [args.mpiexec, "-n", "4", args.program]
+    failures = []
+    for name, path, reason in cases:
+        env = dict(base, SHIM_PROFILE=path)
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
+        output = result.stdout + result.stderr
+        lines = [line for line in output.splitlines() if line.startswith("shim: SHIM_PROFILE")]
+        if result.returncode != 0 or "wrong=0" not in output:
+            failures.append(f"{name}: the job failed (exit {result.returncode}):\n{output}")
+        elif len(lines) != 1 or not re.search(reason, lines[0]) or "continuing without" not in lines[0]:
+            failures.append(f"{name}: expected one line matching /{reason}/, got {lines}")
+
+    env = dict(base, SHIM_PROFILE=args.good_profile, SHIM_VERBOSE="1")
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
+    output = result.stdout + result.stderr
+    if result.returncode != 0 or "wrong=0" not in output:
+        failures.append(f"good profile: the job failed:\n{output}")
+    elif not re.search(r"^shim: bcast on MPI_COMM_WORLD .* -> eco \[measured-subnets\]", output, re.M):
+        failures.append(f"good profile: no ECO decision announced:\n{output}")
+    elif "SHIM_PROFILE" in output:
+        failures.append(f"good profile: complaint about a good file:\n{output}")
+
+    for failure in failures:
+        print("FAIL:", failure)
+    if not failures:
+        print("ok: bad profiles cost one line each and are ignored; a good one makes the broadcast ECO")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
