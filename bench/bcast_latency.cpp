@@ -13,13 +13,11 @@
 #include <algorithm>
 #include <array>
 #include <cinttypes>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -159,6 +157,8 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--max") {
       options.max_bytes = parse_power_of_two_bytes(arg, value);
     } else if (arg == "--iters" || arg == "--fixed-iters") {
+      // Both set the batch size; the later one silently winning would hide a mistake.
+      if (iters_given) throw UsageError("give one of --iters and --fixed-iters, once");
       options.iters = parse_count(arg, value, 1);
       options.fixed_iters = arg == "--fixed-iters";
       iters_given = true;
@@ -177,14 +177,7 @@ Options parse_options(int argc, char** argv) {
       options.algorithms = {find_algorithm(arg, value)};
       options.single = true;
     }
-    // Both would set the batch size; the later one silently winning hides a mistake.
-    if (arg == "--iters" || arg == "--fixed-iters") {
-      static bool seen = false;
-      if (seen) throw UsageError("give one of --iters and --fixed-iters, once");
-      seen = true;
-    }
   }
-  (void)iters_given;
   if (options.min_bytes > options.max_bytes) {
     throw UsageError("--min " + std::to_string(options.min_bytes) + " is larger than --max " +
                      std::to_string(options.max_bytes));
