@@ -4,7 +4,8 @@
 A profile that cannot be used (missing, malformed, truncated, or describing
 other hosts) costs exactly one line on rank 0, naming the file and the reason,
 and the job runs correctly without it. A good profile is used: with virtual
-nodes spread over its subnets, the broadcast runs ECO.
+nodes spread over its subnets, the broadcast runs ECO; its NIC class steers
+the alltoall policy unless SHIM_NIC says otherwise.
 """
 import argparse
 import os
@@ -24,6 +25,7 @@ def main():
     parser.add_argument("--mpiexec", required=True)
     parser.add_argument("--libshim", required=True)
     parser.add_argument("--good-profile", required=True)
+    parser.add_argument("--alltoall-program", required=True)
     parser.add_argument("program")
     args = parser.parse_args()
 
@@ -69,10 +71,23 @@ def main():
     elif "SHIM_PROFILE" in output:
         failures.append(f"good profile: complaint about a good file:\n{output}")
 
+    # The profile's NIC class reaches the alltoall policy; SHIM_NIC wins over it.
+    offload = write("offload.json", good.replace('"class": "onload"', '"class": "offload"'))
+    alltoall = [args.mpiexec, "-n", "4", args.alltoall_program]
+    for extra, expected in (({}, r"-> leader \[offload-leader\]"), ({"SHIM_NIC": "onload"}, r"-> sa \[aggregate\]")):
+        env = dict(base, SHIM_PROFILE=offload, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
+        result = subprocess.run(alltoall, env=env, capture_output=True, text=True, timeout=240)
+        output = result.stdout + result.stderr
+        if result.returncode != 0 or "wrong=0" not in output:
+            failures.append(f"offload profile {extra}: the job failed:\n{output}")
+        elif not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*block 4 B .*" + expected, output, re.M):
+            failures.append(f"offload profile {extra}: expected /{expected}/ for 4 B blocks:\n{output}")
+
     for failure in failures:
         print("FAIL:", failure)
     if not failures:
-        print("ok: bad profiles cost one line each and are ignored; a good one makes the broadcast ECO")
+        print("ok: bad profiles cost one line each and are ignored; a good one makes the broadcast ECO and "
+              "its NIC class steers the alltoall policy unless SHIM_NIC is set")
     return 1 if failures else 0
 
 
