@@ -27,9 +27,10 @@ int free_window(MPI_Win& window) {
 }  // namespace
 
 int MirroredWindow::create(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
-                           const topo::Hierarchy& hierarchy, std::unique_ptr<MirroredWindow>& out) {
+                           const topo::Hierarchy& hierarchy, bool per_process_segments,
+                           std::unique_ptr<MirroredWindow>& out) {
   std::unique_ptr<MirroredWindow> window(new MirroredWindow());
-  const int rc = window->allocate(count, type, kind, comm, hierarchy);
+  const int rc = window->allocate(count, type, kind, comm, hierarchy, per_process_segments);
   if (rc != MPI_SUCCESS) {
     window->release();
     return rc;
@@ -39,7 +40,7 @@ int MirroredWindow::create(std::int64_t count, MPI_Datatype type, ElementKind ki
 }
 
 int MirroredWindow::allocate(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
-                             const topo::Hierarchy& hierarchy) {
+                             const topo::Hierarchy& hierarchy, bool per_process_segments) {
   const topo::Layout& layout = hierarchy.layout();
   const int rank = hierarchy.rank();
   count_ = count;
@@ -85,11 +86,17 @@ int MirroredWindow::allocate(std::int64_t count, MPI_Datatype type, ElementKind 
   const Range mine = blocks_.block(local_rank_);
   const auto extent = static_cast<MPI_Aint>(element_bytes_);
   void* base = nullptr;
-  if (int rc = PMPI_Win_allocate_shared(mine.count * extent, static_cast<int>(extent), MPI_INFO_NULL, node_comm_,
-                                        &base, &data_win_);
-      rc != MPI_SUCCESS) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (per_process_segments) {
+    PMPI_Info_create(&info);
+    PMPI_Info_set(info, "alloc_shared_noncontig", "true");
+  }
+  const int allocated = PMPI_Win_allocate_shared(mine.count * extent, static_cast<int>(extent), info, node_comm_,
+                                                 &base, &data_win_);
+  if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
+  if (allocated != MPI_SUCCESS) {
     data_win_ = MPI_WIN_NULL;
-    return rc;
+    return allocated;
   }
   PMPI_Win_lock_all(MPI_MODE_NOCHECK, data_win_);
   base_of_local_.resize(static_cast<std::size_t>(local_size_));

@@ -36,7 +36,8 @@ class MirroredWindow {
   // Collective over comm, whose nodes `hierarchy` describes. On failure
   // returns an MPI error code (see mirror_error.hpp) and leaves `out` empty.
   static int create(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
-                    const topo::Hierarchy& hierarchy, std::unique_ptr<MirroredWindow>& out);
+                    const topo::Hierarchy& hierarchy, bool per_process_segments,
+                    std::unique_ptr<MirroredWindow>& out);
   // Collective: frees the shared memory and the derived communicators.
   int release();
 
@@ -50,6 +51,8 @@ class MirroredWindow {
   int nodes() const { return nodes_; }
   int local_rank() const { return local_rank_; }
   int local_size() const { return local_size_; }
+  // Whether this node's copy is one array (else: one per holder).
+  bool contiguous() const { return contiguous_; }
 
   // The elements local rank `local` holds in this node's copy.
   Range block(int local) const { return blocks_.block(local); }
@@ -72,7 +75,7 @@ class MirroredWindow {
  private:
   MirroredWindow() = default;
   int allocate(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
-               const topo::Hierarchy& hierarchy);
+               const topo::Hierarchy& hierarchy, bool per_process_segments);
   // Calls visit(pointer, offset into range, elements) for each piece of
   // `range` that is contiguous in this node's copy.
   void for_each_piece(Range range, const std::function<void(std::byte*, std::int64_t, std::int64_t)>& visit) const;

@@ -127,6 +127,15 @@ constexpr std::array kSpecs = {
                   c.bcast_segment_bytes = bytes;
                   return true;
                 }},
+    SettingSpec{"SHIM_MIRROR_SEGMENTS", "contiguous|per-process", "contiguous",
+                "memory of a mirrored window's node copy: one contiguous array, or each process's block on pages "
+                "of its own (MPI's alloc_shared_noncontig: no page shared between NUMA nodes; merges of ranges "
+                "that cross blocks then go through a scratch copy)",
+                [](std::string_view t, Config& c) {
+                  if (t != "contiguous" && t != "per-process") return false;
+                  c.mirror_per_process_segments = t == "per-process";
+                  return true;
+                }},
 };
 
 }  // namespace

@@ -37,6 +37,7 @@ struct Config {
   int bcast_k = 0;  // 0: the profile's k, else 2
   std::int64_t bcast_segment_bytes = 64 * 1024;
   std::array<char, 1024> profile_path{};  // empty: no network profile
+  bool mirror_per_process_segments = false;
 };
 // Rank 0's configuration is broadcast byte-for-byte at MPI_Init.
 static_assert(std::is_trivially_copyable_v<Config>);

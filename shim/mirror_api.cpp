@@ -98,7 +98,8 @@ void announce(const shim::CommState& state, const shim::mirror::MirroredWindow& 
              std::string(shim::mirror::element_name(window.kind())) + "; " + std::to_string(window.nodes()) +
              (window.nodes() == 1 ? " node copy" : " node copies") +
              (window.nodes() == 1 ? ": one shared copy, merge is a barrier"
-                                  : "; merge: one allreduce per local rank, over its rail"));
+                                  : "; merge: one allreduce per local rank, over its rail") +
+             (window.contiguous() ? "; copy contiguous" : "; copy in per-process segments"));
 }
 
 }  // namespace
@@ -115,7 +116,8 @@ SHIM_EXPORT int shim_mirror_create(MPI_Count count, MPI_Datatype type, MPI_Comm 
   const shim::topo::Hierarchy* hierarchy = nullptr;
   if (int rc = state->hierarchy(comm, shim::config().node_size, hierarchy); rc != MPI_SUCCESS) return raise(comm, rc);
   auto handle = std::make_unique<shim_mirror_s>();
-  if (int rc = shim::mirror::MirroredWindow::create(count, type, kind, comm, *hierarchy, handle->window);
+  if (int rc = shim::mirror::MirroredWindow::create(count, type, kind, comm, *hierarchy,
+                                                    shim::config().mirror_per_process_segments, handle->window);
       rc != MPI_SUCCESS)
     return raise(comm, rc);
   announce(*state, *handle->window);
