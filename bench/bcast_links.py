@@ -27,7 +27,7 @@ The cluster is brought up first (unless --no-up) and always taken down at
 the end. Its name is VCLUSTER_NAME, default "bench", so a cluster of another
 name is left alone. Needs root; takes about 5-10 minutes.
 
-  bench/bcast_links.py [--no-up] [--profile FILE] [--build DIR]
+  bench/bcast_links.py [--no-up] [--profile FILE] [--timing-only] [--build DIR]
 """
 import argparse
 import csv
@@ -175,7 +175,7 @@ def measure(args, workdir):
     subnets = subnets_of(profile)
 
     links = {}
-    for size in SIZES:
+    for size in SIZES if not args.timing_only else []:
         for algorithm in ALGORITHMS:
             links[size, algorithm] = link_bytes_per_bcast(args.build, profile, algorithm, size)
             print(f"bcast_links: {format_size(size):>7} {algorithm:>8}: "
@@ -198,16 +198,20 @@ def report(profile, subnets, links, timing, machine):
     print(machine)
     print(f"profile: {profile}")
     print()
-    print("Bytes per broadcast on the slow links, and time relative to native")
-    header = (f"{'size':>8} | {'native':>22} | {'eco':>22} | {'twolevel':>22} | "
-              f"{f'minimum ({minimum_factor} x size)':>22} | {'eco/native':>10} | {'twolevel/native':>15}")
-    print(header)
-    print("-" * len(header))
+    if links:
+        print("Bytes per broadcast on the slow links, and time relative to native")
+        header = (f"{'size':>8} | {'native':>22} | {'eco':>22} | {'twolevel':>22} | "
+                  f"{f'minimum ({minimum_factor} x size)':>22} | {'eco/native':>10} | {'twolevel/native':>15}")
+        print(header)
+        print("-" * len(header))
     for size in SIZES:
         ratios = []
         for algorithm in ("eco", "twolevel"):
             row = timing.get((size, algorithm))
             ratios.append(f"{float(row['shim_over_native']):.2f}" if row else "-")
+        if not links:
+            print(f"{format_size(size):>8}: eco/native {ratios[0]}, twolevel/native {ratios[1]}")
+            continue
         print(f"{format_size(size):>8} | " +
               " | ".join(f"{format_link_bytes(links[size, a][0], size):>22}" for a in ALGORITHMS) +
               f" | {format_link_bytes(minimum_factor * size, size):>22} | {ratios[0]:>10} | {ratios[1]:>15}")
@@ -235,6 +239,7 @@ def main(argv):
     parser.add_argument("--no-up", action="store_true",
                         help=f"use the cluster {CLUSTER} that is already up (it is still taken down at the end)")
     parser.add_argument("--profile", help="a shim-probe profile of this cluster; default: probe it now")
+    parser.add_argument("--timing-only", action="store_true", help="skip the link counters, only time the algorithms")
     parser.add_argument("--build", default=os.path.join(REPO, "build"), help="shim's build directory; default %(default)s")
     args = parser.parse_args(argv)
     args.build = os.path.abspath(args.build)
