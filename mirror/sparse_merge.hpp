@@ -18,7 +18,8 @@ struct SliceBlocks {
   std::int64_t block = 1;      // elements per block; the last may be shorter
   std::size_t element_size = 1;
 
-  std::int64_t blocks() const { return elements == 0 ? 0 : (elements + block - 1) / block; }
+  // Not (elements + block - 1) / block: that overflows for a block near INT64_MAX.
+  std::int64_t blocks() const { return elements == 0 ? 0 : (elements - 1) / block + 1; }
   std::int64_t first_of(std::int64_t id) const { return id * block; }
   std::int64_t length_of(std::int64_t id) const {
     const std::int64_t end = (id + 1) * block;
