@@ -3,7 +3,7 @@
 hosts, rate-limited links, three subnets.
 
   check_vcluster.py probe        shim-probe must find exactly the 3 subnets
-  check_vcluster.py collectives  bcast and alltoall test matrices across hosts
+  check_vcluster.py collectives  bcast, alltoall and mirror test matrices across hosts
   check_vcluster.py cleanup      nothing is left behind by a finished, a
                                  failed or an interrupted run
 
@@ -71,7 +71,9 @@ def probe(build):
 def collectives(build):
     preload = {"VCLUSTER_PRELOAD": os.path.join(build, "libshim.so")}
     def body():
-        for ranks, program in (("6", "bcast_matrix"), ("12", "alltoall_matrix")):
+        # mirror_matrix: 2 ranks per host, hosts found by processor name, node
+        # copies merged across the emulated network.
+        for ranks, program in (("6", "bcast_matrix"), ("12", "alltoall_matrix"), ("12", "mirror_matrix")):
             run = vcluster("run", "--", "mpiexec", "-genv", "SHIM_PROFILE", PROFILE, "-genv", "SHIM_BCAST_SEGMENT",
                            "4K", "-n", ranks, os.path.join(build, "tests", "mpi", program), env=preload)
             print(run.stdout.strip())
