@@ -3,13 +3,11 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "mirror/block_distribution.hpp"
 #include "mirror/element_kind.hpp"
 #include "mirror/sparse_merge.hpp"
-#include "mirror/stripe_locks.hpp"
 
 using namespace shim::mirror;
 
@@ -167,24 +165,4 @@ TEST_CASE("sparse merge sends only non-zero blocks", "[mirror]") {
 TEST_CASE("sparse merge of all-zero slices leaves them zero", "[mirror]") {
   const std::vector<std::vector<double>> nodes(3, std::vector<double>(10, 0.0));
   CHECK(sparse_merge_of(nodes, 3) == std::vector<double>(10, 0.0));
-}
-
-TEST_CASE("stripe locks make concurrent read-modify-writes exact", "[mirror][threads]") {
-  alignas(64) static std::uint32_t words[StripeLocks::kBytes / sizeof(std::uint32_t)] = {};
-  std::int64_t counters[2] = {0, 0};
-  constexpr int kThreads = 4, kIncrements = 20000;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&] {
-      StripeLocks locks(words);
-      for (int i = 0; i < kIncrements; ++i) {
-        const int stripe = i % 2;
-        locks.lock(stripe);
-        counters[stripe] += 1;
-        locks.unlock(stripe);
-      }
-    });
-  for (auto& thread : threads) thread.join();
-  CHECK(counters[0] + counters[1] == std::int64_t{kThreads} * kIncrements);
-  CHECK(counters[0] == std::int64_t{kThreads} * kIncrements / 2);
 }
