@@ -27,6 +27,16 @@ std::string_view name(BcastChoice choice) {
   return "?";
 }
 
+std::string_view name(AccumulateChoice choice) {
+  switch (choice) {
+    case AccumulateChoice::automatic: return "auto";
+    case AccumulateChoice::native: return "native";
+    case AccumulateChoice::owner: return "owner";
+    case AccumulateChoice::caller: return "caller";
+  }
+  return "?";
+}
+
 namespace {
 
 template <typename Choice, std::size_t N>
@@ -136,9 +146,30 @@ constexpr std::array kSpecs = {
                   c.mirror_per_process_segments = t == "per-process";
                   return true;
                 }},
+    SettingSpec{"SHIM_ACCUMULATE", "auto|owner|caller|native", "auto",
+                "path of the accumulate family on windows from MPI_Win_allocate: owner-computes (same node in "
+                "shared memory, remote through the target node's server), caller-computes (lock, get, compute, "
+                "put, unlock) or native MPI; auto chooses from the policy table. The window info key "
+                "shim_accumulate overrides it per window",
+                [](std::string_view t, Config& c) { return parse_accumulate_choice(t, c.accumulate); }},
+    SettingSpec{"SHIM_SERVER", "0|1", "1",
+                "1: one communication server thread per node (in its lowest world rank) applies accumulates "
+                "shipped from other nodes; MPI is then initialised with MPI_THREAD_MULTIPLE underneath. 0: no "
+                "thread, and windows spanning nodes go native",
+                [](std::string_view t, Config& c) { return parse_switch(t, c.server); }},
+    SettingSpec{"SHIM_SERVER_POLL", "microseconds 1..100000", "200",
+                "longest sleep of an idle server between polls; it backs off to this from busy polling, so "
+                "larger values cost less idle CPU and more latency for the first request after a quiet spell",
+                [](std::string_view t, Config& c) { return parse_int_in(t, 1, 100000, c.server_poll_max_us); }},
 };
 
 }  // namespace
+
+bool parse_accumulate_choice(std::string_view text, AccumulateChoice& out) {
+  constexpr std::array kChoices = {AccumulateChoice::automatic, AccumulateChoice::native, AccumulateChoice::owner,
+                                   AccumulateChoice::caller};
+  return parse_choice(text, kChoices, out);
+}
 
 std::span<const SettingSpec> setting_specs() { return kSpecs; }
 

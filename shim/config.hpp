@@ -20,9 +20,13 @@ namespace shim {
 
 enum class AlltoallChoice : std::uint8_t { automatic, native, sa, rd, leader };
 enum class BcastChoice : std::uint8_t { automatic, native, eco, twolevel };
+enum class AccumulateChoice : std::uint8_t { automatic, native, owner, caller };
 
 std::string_view name(AlltoallChoice choice);
 std::string_view name(BcastChoice choice);
+std::string_view name(AccumulateChoice choice);
+// "auto", "native", "owner" or "caller"; false for anything else.
+bool parse_accumulate_choice(std::string_view text, AccumulateChoice& out);
 
 struct Config {
   bool enabled = true;
@@ -38,6 +42,9 @@ struct Config {
   std::int64_t bcast_segment_bytes = 64 * 1024;
   std::array<char, 1024> profile_path{};  // empty: no network profile
   bool mirror_per_process_segments = false;
+  AccumulateChoice accumulate = AccumulateChoice::automatic;
+  bool server = true;  // the per-node communication server thread
+  int server_poll_max_us = 200;  // longest sleep of an idle server between polls
 };
 // Rank 0's configuration is broadcast byte-for-byte at MPI_Init.
 static_assert(std::is_trivially_copyable_v<Config>);

@@ -7,6 +7,7 @@
 
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_policy.hpp"
+#include "rma/rma_runtime.hpp"
 #include "topology/network_picture.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/log.hpp"
@@ -127,6 +128,9 @@ void start_runtime(StartMode mode) {
     print_line("SHIM_PROFILE: not loaded: shim started on the first MPI call (mpi_f08 MPI_Init), not in MPI_Init, "
                "so it cannot read the profile collectively");
   }
+  int threads = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&threads);
+  rma::start_rma(mode == StartMode::collective && g_config.enabled, threads == MPI_THREAD_MULTIPLE);
   g_phase.store(Phase::running);
 }
 
@@ -134,6 +138,7 @@ void stop_runtime(StopCause cause) {
   std::lock_guard lock(g_lifecycle);
   if (g_phase.load() != Phase::running) return;
   if (g_config.stats) print_stats_report();
+  rma::stop_rma();
   drop_comm_state(MPI_COMM_WORLD);
   // Inside the hook, MPI is already deleting MPI_COMM_SELF's attributes and
   // takes ours with them; from the wrapper, the hook's attribute stays and
@@ -176,6 +181,18 @@ int bcast_fanout() {
 }
 
 const Config& config() { return g_config; }
+
+bool server_wanted_before_init() {
+  const Config settings = parse_config([](const char* name) { return std::getenv(name); }).config;
+  return settings.enabled && settings.server && settings.accumulate != AccumulateChoice::native;
+}
+
+namespace {
+std::atomic<int> g_thread_level_asked{-1};
+}  // namespace
+
+void remember_thread_level_asked(int level) { g_thread_level_asked.store(level); }
+int thread_level_asked() { return g_thread_level_asked.load(); }
 int world_rank() { return g_world_rank; }
 
 }  // namespace shim

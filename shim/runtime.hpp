@@ -63,6 +63,15 @@ const topo::NetworkPicture* network_picture();
 int bcast_fanout();
 
 const Config& config();
+
+// Before MPI_Init: whether the environment asks for server threads, which
+// need MPI_THREAD_MULTIPLE underneath.
+bool server_wanted_before_init();
+// The thread level the application asked for when shim asked MPI for more,
+// so MPI_Query_thread can answer as the application expects; -1 if shim
+// did not change it.
+void remember_thread_level_asked(int level);
+int thread_level_asked();
 int world_rank();
 
 }  // namespace shim

@@ -91,6 +91,15 @@ int shim_get_bcast_counters(shim_bcast_algorithm algorithm, shim_counters *count
 /* Local: zero this process's counters. */
 int shim_reset_counters(void);
 
+/* Local: the path the accumulate family takes on win, as a string:
+ * "owner" (owner-computes: same-node targets in node shared memory, other
+ * nodes through their communication server), "caller" (caller-computes:
+ * lock, get, compute, put, unlock) or "native" (MPI's own; every window
+ * shim did not create with MPI_Win_allocate). Truncated to path_len - 1
+ * characters. The path is chosen at MPI_Win_allocate by SHIM_ACCUMULATE or
+ * the window info key "shim_accumulate" (auto|owner|caller|native). */
+int shim_win_accumulate_path(MPI_Win win, char *path, int path_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,26 @@
+// The arithmetic of the accumulate family on packed elements: the same code
+// runs in the origin process (same-node targets) and in the node's server
+// (shipped operations), so every path computes alike.
+#pragma once
+
+#include <mpi.h>
+
+namespace shim::rma {
+
+// Whether `op` may be used by the accumulate family (predefined ops,
+// MPI_REPLACE and MPI_NO_OP).
+bool accumulate_op(MPI_Op op);
+
+// Whether MPI defines `op` on the predefined type `basic`.
+bool op_defined_on(MPI_Op op, MPI_Datatype basic);
+
+// target[i] = origin[i] op target[i] for `count` packed elements of the
+// predefined type `basic`. MPI_SUCCESS, or MPI_ERR_OP when op is not defined
+// on the type.
+int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI_Count count);
+
+// Compare-and-swap of one element of `bytes` bytes: target takes `origin`
+// when it equals `compare`; `old` receives target's previous value.
+void compare_and_swap(const void* origin, const void* compare, void* target, void* old, int bytes);
+
+}  // namespace shim::rma

@@ -1,0 +1,188 @@
+#include "rma/datatype_layout.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace shim::rma {
+
+namespace {
+
+std::mutex g_keyval_mutex;
+int g_keyval = MPI_KEYVAL_INVALID;
+std::mutex g_predefined_mutex;
+std::map<MPI_Datatype, DatatypeLayout> g_predefined;
+std::mutex g_runs_mutex;
+
+int delete_layout(MPI_Datatype, int, void* value, void*) {
+  delete static_cast<DatatypeLayout*>(value);
+  return MPI_SUCCESS;
+}
+
+bool predefined(int combiner) {
+  return combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
+         combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER;
+}
+
+// The predefined type every element of `type` has; MPI_DATATYPE_NULL when
+// elements of different predefined types are mixed.
+int find_basic(MPI_Datatype type, MPI_Datatype& basic) {
+  MPI_Count ints = 0, addresses = 0, counts = 0, types = 0;
+  int combiner = 0;
+  int rc = PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner);
+  if (rc != MPI_SUCCESS) return rc;
+  if (predefined(combiner)) {
+    basic = type;
+    return MPI_SUCCESS;
+  }
+  std::vector<int> int_args(static_cast<std::size_t>(ints));
+  std::vector<MPI_Aint> address_args(static_cast<std::size_t>(addresses));
+  std::vector<MPI_Count> count_args(static_cast<std::size_t>(counts));
+  std::vector<MPI_Datatype> parts(static_cast<std::size_t>(types));
+  rc = PMPI_Type_get_contents_c(type, ints, addresses, counts, types, int_args.data(), address_args.data(),
+                                count_args.data(), parts.data());
+  if (rc != MPI_SUCCESS) return rc;
+  basic = MPI_DATATYPE_NULL;
+  bool mixed = false;
+  for (MPI_Datatype part : parts) {
+    MPI_Datatype part_basic = MPI_DATATYPE_NULL;
+    if (rc == MPI_SUCCESS) rc = find_basic(part, part_basic);
+    if (part_basic == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && basic != part_basic)) mixed = true;
+    if (basic == MPI_DATATYPE_NULL) basic = part_basic;
+    // get_contents hands out new handles for derived parts only.
+    MPI_Count i = 0, a = 0, c = 0, t = 0;
+    int part_combiner = 0;
+    PMPI_Type_get_envelope_c(part, &i, &a, &c, &t, &part_combiner);
+    if (!predefined(part_combiner)) PMPI_Type_free(&part);
+  }
+  if (mixed) basic = MPI_DATATYPE_NULL;
+  return rc;
+}
+
+int describe(MPI_Datatype type, DatatypeLayout& layout) {
+  int rc = find_basic(type, layout.basic);
+  if (rc != MPI_SUCCESS) return rc;
+  if (layout.basic == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
+  MPI_Count lb = 0;
+  PMPI_Type_size_c(type, &layout.size);
+  PMPI_Type_get_extent_c(type, &lb, &layout.extent);
+  PMPI_Type_get_true_extent_c(type, &layout.true_lb, &layout.true_extent);
+  PMPI_Type_size_c(layout.basic, &layout.basic_size);
+  MPI_Count basic_lb = 0, basic_extent = 0;
+  PMPI_Type_get_extent_c(layout.basic, &basic_lb, &basic_extent);
+  // Dense: memory is exactly the packed bytes, and consecutive datatypes
+  // follow each other without gaps (a pair type like MPI_DOUBLE_INT has
+  // padding, so it is never dense).
+  layout.dense = layout.true_lb == 0 && layout.true_extent == layout.size && layout.extent == layout.size &&
+                 basic_extent == layout.basic_size;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
+  MPI_Count ints = 0, addresses = 0, counts = 0, types = 0;
+  int combiner = 0;
+  rc = PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner);
+  if (rc != MPI_SUCCESS) return nullptr;
+  if (predefined(combiner)) {
+    // Predefined handles are constants of the MPI library, never freed, so
+    // a table keyed by handle is safe here (and avoids attributes on them).
+    std::lock_guard lock(g_predefined_mutex);
+    auto [entry, inserted] = g_predefined.try_emplace(type);
+    if (inserted) {
+      rc = describe(type, entry->second);
+      if (rc == MPI_SUCCESS) rc = compute_runs(type, entry->second);
+      if (rc != MPI_SUCCESS) {
+        g_predefined.erase(entry);
+        return nullptr;
+      }
+    }
+    return &entry->second;
+  }
+  // One lock over lookup and insertion: two threads inserting for the same
+  // type would otherwise delete each other's layout.
+  std::lock_guard lock(g_keyval_mutex);
+  if (g_keyval == MPI_KEYVAL_INVALID) {
+    rc = PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_layout, &g_keyval, nullptr);
+    if (rc != MPI_SUCCESS) return nullptr;
+  }
+  void* cached = nullptr;
+  int found = 0;
+  rc = PMPI_Type_get_attr(type, g_keyval, &cached, &found);
+  if (rc != MPI_SUCCESS) return nullptr;
+  if (found) return static_cast<DatatypeLayout*>(cached);
+  auto layout = std::make_unique<DatatypeLayout>();
+  rc = describe(type, *layout);
+  if (rc != MPI_SUCCESS) return nullptr;
+  rc = PMPI_Type_set_attr(type, g_keyval, layout.get());
+  if (rc != MPI_SUCCESS) return nullptr;
+  return layout.release();
+}
+
+// Where each packed byte comes from, found by packing a buffer whose bytes
+// hold digits of their own offsets, one base-256 digit per pass: this works
+// for every type constructor (subarray and darray included) without decoding
+// any of them.
+int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
+  std::lock_guard lock(g_runs_mutex);
+  if (!layout.runs.empty() || layout.size == 0) return MPI_SUCCESS;
+  if (layout.dense) {
+    layout.runs.push_back({0, layout.size});
+    layout.run_starts.push_back(0);
+    return MPI_SUCCESS;
+  }
+  const std::size_t span = static_cast<std::size_t>(layout.true_extent);
+  const std::size_t packed = static_cast<std::size_t>(layout.size);
+  std::vector<unsigned char> source(span);
+  std::vector<unsigned char> digits(packed);
+  std::vector<std::uint64_t> origin(packed, 0);
+  unsigned char* base = source.data() - layout.true_lb;
+  for (int pass = 0; (span - 1) >> (8 * pass) != 0 || pass == 0; ++pass) {
+    for (std::size_t b = 0; b < span; ++b) source[b] = static_cast<unsigned char>(b >> (8 * pass));
+    MPI_Count position = 0;
+    const int rc = PMPI_Pack_c(base, 1, type, digits.data(), layout.size, &position, MPI_COMM_SELF);
+    if (rc != MPI_SUCCESS) return rc;
+    for (std::size_t i = 0; i < packed; ++i) origin[i] |= std::uint64_t{digits[i]} << (8 * pass);
+    if (pass == 7) break;
+  }
+  for (std::size_t i = 0; i < packed; ++i) {
+    const std::int64_t offset = static_cast<std::int64_t>(origin[i]) + layout.true_lb;
+    if (!layout.runs.empty() && layout.runs.back().offset + layout.runs.back().bytes == offset) {
+      ++layout.runs.back().bytes;
+    } else {
+      layout.runs.push_back({offset, 1});
+      layout.run_starts.push_back(static_cast<MPI_Count>(i));
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count bytes, std::vector<ByteRun>& out) {
+  MPI_Count position = first;
+  const MPI_Count end = first + bytes;
+  while (position < end) {
+    const MPI_Count copy = position / layout.size;
+    const MPI_Count within = position % layout.size;
+    const auto next = std::upper_bound(layout.run_starts.begin(), layout.run_starts.end(), within);
+    const std::size_t index = static_cast<std::size_t>(next - layout.run_starts.begin()) - 1;
+    const ByteRun& run = layout.runs[index];
+    const MPI_Count into = within - layout.run_starts[index];
+    const MPI_Count take = std::min(run.bytes - into, end - position);
+    const std::int64_t offset = copy * layout.extent + run.offset + into;
+    if (!out.empty() && out.back().offset + out.back().bytes == offset) {
+      out.back().bytes += take;
+    } else {
+      out.push_back({offset, take});
+    }
+    position += take;
+  }
+}
+
+void free_datatype_layout_keyval() {
+  std::lock_guard lock(g_keyval_mutex);
+  if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&g_keyval);
+}
+
+}  // namespace shim::rma

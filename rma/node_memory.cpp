@@ -1,0 +1,84 @@
+#include "rma/node_memory.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "rma/combine.hpp"
+
+namespace shim::rma {
+
+namespace {
+
+constexpr int kStripeShift = 12;  // 4 KiB of a segment per stripe
+
+// The stripes [begin, end) of segment `local` covers, as a bit set: taken in
+// increasing order, so two appliers never wait on each other in a cycle.
+std::uint64_t stripes_of(int local, std::int64_t begin, std::int64_t end) {
+  constexpr int kStripes = mirror::StripeLocks::kStripes;
+  static_assert(kStripes == 64);
+  const std::int64_t first = begin >> kStripeShift;
+  const std::int64_t last = (end - 1) >> kStripeShift;
+  if (last - first + 1 >= kStripes) return ~std::uint64_t{0};
+  std::uint64_t set = 0;
+  for (std::int64_t page = first; page <= last; ++page) {
+    set |= std::uint64_t{1} << ((page + std::int64_t{local} * 17) & (kStripes - 1));
+  }
+  return set;
+}
+
+}  // namespace
+
+int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
+                      std::int64_t bytes, MPI_Op op, MPI_Datatype basic, void* old, const void* compare) {
+  if (bytes == 0 || runs.empty()) return MPI_SUCCESS;
+  unsigned char* base = segment(local).base + offset;
+  std::int64_t low = runs.front().offset;
+  std::int64_t high = low;
+  for (const ByteRun& run : runs) {
+    low = std::min(low, run.offset);
+    high = std::max(high, run.offset + run.bytes);
+  }
+  const std::uint64_t stripes = stripes_of(local, offset + low, offset + high);
+  for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.lock(std::countr_zero(left));
+
+  int rc = MPI_SUCCESS;
+  const bool in_place = runs.size() == 1 && old == nullptr && compare == nullptr;
+  if (in_place) {
+    rc = combine(op, basic, origin, base + runs.front().offset, bytes / [&] {
+      MPI_Count size = 0;
+      PMPI_Type_size_c(basic, &size);
+      return size;
+    }());
+  } else {
+    // Gather the target's elements into packed order, update, scatter back.
+    std::vector<unsigned char> current(static_cast<std::size_t>(bytes));
+    std::int64_t position = 0;
+    for (const ByteRun& run : runs) {
+      std::memcpy(current.data() + position, base + run.offset, static_cast<std::size_t>(run.bytes));
+      position += run.bytes;
+    }
+    if (old != nullptr && compare == nullptr) std::memcpy(old, current.data(), static_cast<std::size_t>(bytes));
+    if (compare != nullptr) {
+      std::vector<unsigned char> previous(static_cast<std::size_t>(bytes));
+      compare_and_swap(origin, compare, current.data(), previous.data(), static_cast<int>(bytes));
+      if (old != nullptr) std::memcpy(old, previous.data(), static_cast<std::size_t>(bytes));
+    } else {
+      MPI_Count size = 0;
+      PMPI_Type_size_c(basic, &size);
+      rc = combine(op, basic, origin, current.data(), bytes / size);
+    }
+    if (rc == MPI_SUCCESS) {
+      position = 0;
+      for (const ByteRun& run : runs) {
+        std::memcpy(base + run.offset, current.data() + position, static_cast<std::size_t>(run.bytes));
+        position += run.bytes;
+      }
+    }
+  }
+  for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.unlock(std::countr_zero(left));
+  return rc;
+}
+
+}  // namespace shim::rma

@@ -1,0 +1,45 @@
+// A managed window's memory as one node sees it: every segment of the
+// node's processes (node shared memory) and the stripe locks that make the
+// accumulate family atomic per element. The origin's same-node path and the
+// node's server both apply operations through apply(), so they take the very
+// same locks.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "mirror/stripe_locks.hpp"
+#include "rma/datatype_layout.hpp"
+
+namespace shim::rma {
+
+struct Segment {
+  unsigned char* base = nullptr;
+  std::int64_t bytes = 0;
+};
+
+class NodeMemory {
+ public:
+  NodeMemory(std::vector<Segment> segments, std::uint32_t* lock_words)
+      : segments_(std::move(segments)), locks_(lock_words) {}
+
+  const Segment& segment(int local) const { return segments_[static_cast<std::size_t>(local)]; }
+  int segments() const { return static_cast<int>(segments_.size()); }
+
+  // Applies `op` with the packed `origin` stream to the target bytes that
+  // `runs` (offsets from base + offset) name, holding the locks of every
+  // stripe they touch. `old`, if given, receives the previous contents
+  // (packed). Compare-and-swap when `compare` is given (one element).
+  // Returns MPI_SUCCESS or an MPI error class.
+  int apply(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
+            std::int64_t bytes, MPI_Op op, MPI_Datatype basic, void* old, const void* compare = nullptr);
+
+ private:
+  std::vector<Segment> segments_;
+  mirror::StripeLocks locks_;
+};
+
+}  // namespace shim::rma

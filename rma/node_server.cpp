@@ -1,0 +1,128 @@
+#include "rma/node_server.hpp"
+
+#include <time.h>
+
+#include <chrono>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "rma/protocol.hpp"
+#include "shim/log.hpp"
+
+namespace shim::rma {
+
+namespace {
+
+// After a request the server keeps polling without sleeping for this long:
+// requests come in bursts (an origin's chunks, a flush right after).
+constexpr auto kBusyPhase = std::chrono::microseconds(200);
+
+void sleep_for_us(int us) {
+  timespec pause{0, static_cast<long>(us) * 1000};
+  nanosleep(&pause, nullptr);
+}
+
+}  // namespace
+
+NodeServer::NodeServer(MPI_Comm comm, int poll_max_us)
+    : comm_(comm), poll_max_us_(poll_max_us), thread_([this] { run(); }) {}
+
+NodeServer::~NodeServer() {
+  stop_.store(true);
+  thread_.join();
+}
+
+void NodeServer::add_window(std::uint64_t id, std::shared_ptr<NodeMemory> memory) {
+  std::lock_guard lock(windows_mutex_);
+  windows_[id] = std::move(memory);
+}
+
+void NodeServer::remove_window(std::uint64_t id) {
+  std::lock_guard lock(windows_mutex_);
+  windows_.erase(id);
+}
+
+std::shared_ptr<NodeMemory> NodeServer::window(std::uint64_t id) {
+  std::lock_guard lock(windows_mutex_);
+  const auto found = windows_.find(id);
+  return found == windows_.end() ? nullptr : found->second;
+}
+
+ServerStats NodeServer::stats() const { return {requests_.load(), payload_bytes_.load()}; }
+
+void NodeServer::run() {
+  std::vector<unsigned char> buffer(static_cast<std::size_t>(kMaxRequestBytes));
+  auto last_request = std::chrono::steady_clock::now();
+  int sleep_us = 0;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    int arrived = 0;
+    MPI_Message message = MPI_MESSAGE_NULL;
+    MPI_Status status;
+    PMPI_Improbe(MPI_ANY_SOURCE, kTagRequest, comm_, &arrived, &message, &status);
+    if (arrived) {
+      MPI_Count bytes = 0;
+      PMPI_Get_count_c(&status, MPI_BYTE, &bytes);
+      PMPI_Mrecv_c(buffer.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      handle(status.MPI_SOURCE, buffer.data(), bytes);
+      last_request = std::chrono::steady_clock::now();
+      sleep_us = 0;
+      continue;
+    }
+    // Replies still in flight (large ones go by rendezvous).
+    std::erase_if(replies_, [](PendingReply& pending) {
+      int done = 0;
+      PMPI_Test(&pending.request, &done, MPI_STATUS_IGNORE);
+      return done != 0;
+    });
+    if (std::chrono::steady_clock::now() - last_request < kBusyPhase) continue;
+    sleep_us = std::min(poll_max_us_, sleep_us == 0 ? 1 : sleep_us * 2);
+    sleep_for_us(sleep_us);
+  }
+  for (PendingReply& pending : replies_) PMPI_Wait(&pending.request, MPI_STATUS_IGNORE);
+  replies_.clear();
+}
+
+void NodeServer::reply(int source, std::vector<unsigned char> payload) {
+  PendingReply pending{MPI_REQUEST_NULL, std::move(payload)};
+  PMPI_Isend_c(pending.payload.data(), static_cast<MPI_Count>(pending.payload.size()), MPI_BYTE, source, kTagReply,
+               comm_, &pending.request);
+  replies_.push_back(std::move(pending));
+}
+
+void NodeServer::handle(int source, const unsigned char* message, std::int64_t bytes) {
+  RequestHeader header;
+  std::memcpy(&header, message, sizeof header);
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  payload_bytes_.fetch_add(static_cast<std::uint64_t>(header.payload_bytes), std::memory_order_relaxed);
+  std::int32_t status = MPI_SUCCESS;
+  std::vector<unsigned char> result;
+  if (header.kind != RequestKind::flush) {
+    const std::shared_ptr<NodeMemory> memory = window(header.window_id);
+    const auto* runs_begin = message + sizeof header;
+    std::vector<ByteRun> runs(static_cast<std::size_t>(header.run_count));
+    std::memcpy(runs.data(), runs_begin, runs.size() * sizeof(ByteRun));
+    const unsigned char* payload = runs_begin + runs.size() * sizeof(ByteRun);
+    const bool cas = header.kind == RequestKind::compare_and_swap;
+    const std::int64_t element_bytes = header.data_bytes;
+    if (header.flags & kWantResult) result.resize(static_cast<std::size_t>(element_bytes));
+    if (memory == nullptr || header.target_local < 0 || header.target_local >= memory->segments() ||
+        payload + header.payload_bytes > message + bytes) {
+      print_line("server: a request names a window or segment this node does not have (ignored)");
+      status = MPI_ERR_WIN;
+    } else {
+      status = memory->apply(header.target_local, header.target_offset, runs, payload, element_bytes, header.op,
+                             header.basic, result.empty() ? nullptr : result.data(),
+                             cas ? payload + element_bytes : nullptr);
+    }
+  }
+  if (header.flags & kWantResult) {
+    reply(source, std::move(result));
+  } else if (header.flags & kWantAck) {
+    std::vector<unsigned char> ack(sizeof status);
+    std::memcpy(ack.data(), &status, sizeof status);
+    reply(source, std::move(ack));
+  }
+}
+
+}  // namespace shim::rma

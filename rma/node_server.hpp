@@ -1,0 +1,63 @@
+// The communication server of a node (seed 002): a thread in the node's
+// lowest world rank that receives accumulate requests shipped from other
+// nodes, applies them to the node's shared memory under the node's stripe
+// locks, and replies. It polls with back-off: a short busy phase after each
+// request, then sleeps that double up to the configured maximum, so an idle
+// server costs little CPU.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "rma/node_memory.hpp"
+
+namespace shim::rma {
+
+struct ServerStats {
+  std::uint64_t requests = 0;
+  std::uint64_t payload_bytes = 0;
+};
+
+class NodeServer {
+ public:
+  // Starts the thread; `comm` is the server communicator.
+  NodeServer(MPI_Comm comm, int poll_max_us);
+  NodeServer(const NodeServer&) = delete;
+  NodeServer& operator=(const NodeServer&) = delete;
+  // Stops and joins the thread.
+  ~NodeServer();
+
+  void add_window(std::uint64_t id, std::shared_ptr<NodeMemory> memory);
+  void remove_window(std::uint64_t id);
+  ServerStats stats() const;
+
+ private:
+  struct PendingReply {
+    MPI_Request request;
+    std::vector<unsigned char> payload;
+  };
+
+  void run();
+  void handle(int source, const unsigned char* message, std::int64_t bytes);
+  void reply(int source, std::vector<unsigned char> payload);
+  std::shared_ptr<NodeMemory> window(std::uint64_t id);
+
+  MPI_Comm comm_;
+  int poll_max_us_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex windows_mutex_;
+  std::map<std::uint64_t, std::shared_ptr<NodeMemory>> windows_;
+  std::vector<PendingReply> replies_;  // the thread's own
+  std::atomic<std::uint64_t> requests_{0};
+  std::atomic<std::uint64_t> payload_bytes_{0};
+  std::thread thread_;
+};
+
+}  // namespace shim::rma

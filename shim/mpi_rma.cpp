@@ -1,0 +1,302 @@
+// The RMA interposers: MPI_Win_allocate builds a managed window; the
+// accumulate family on managed windows goes to its path (owner or caller);
+// the synchronisation calls complete what shim shipped before MPI closes
+// the epoch. Everything else, and every window shim did not create, goes
+// straight to PMPI_*.
+#include <mpi.h>
+
+#include <atomic>
+#include <climits>
+
+#include "rma/managed_window.hpp"
+#include "shim/dispatch_support.hpp"
+#include "shim/export.hpp"
+#include "shim/runtime.hpp"
+
+namespace {
+
+using shim::rma::AccumulateCall;
+using shim::rma::AccumulatePath;
+using shim::rma::ManagedWindow;
+
+// The window's state when shim handles its accumulates; nullptr sends the
+// call to MPI as it is.
+ManagedWindow* managed(MPI_Win win) {
+  if (!shim::shim_active()) return nullptr;
+  ManagedWindow* window = ManagedWindow::of(win);
+  return window != nullptr && window->path() != AccumulatePath::native ? window : nullptr;
+}
+
+// Errors of window calls go to the window's error handler, as MPI's do.
+int raise_on(MPI_Win win, int rc) {
+  if (rc != MPI_SUCCESS) PMPI_Win_call_errhandler(win, rc);
+  return rc;
+}
+
+int run(ManagedWindow* window, const AccumulateCall& call, MPI_Request* request) {
+  return raise_on(window->user_window(), window->accumulate(call, request));
+}
+
+AccumulateCall accumulate_call(const void* origin, MPI_Count origin_count, MPI_Datatype origin_type, int target,
+                               MPI_Aint displacement, MPI_Count target_count, MPI_Datatype target_type, MPI_Op op) {
+  AccumulateCall call;
+  call.origin = origin;
+  call.origin_count = origin_count;
+  call.origin_type = origin_type;
+  call.target = target;
+  call.displacement = displacement;
+  call.target_count = target_count;
+  call.target_type = target_type;
+  call.op = op;
+  return call;
+}
+
+AccumulateCall fetching_call(const void* origin, MPI_Count origin_count, MPI_Datatype origin_type, void* result,
+                             MPI_Count result_count, MPI_Datatype result_type, int target, MPI_Aint displacement,
+                             MPI_Count target_count, MPI_Datatype target_type, MPI_Op op) {
+  AccumulateCall call =
+      accumulate_call(origin, origin_count, origin_type, target, displacement, target_count, target_type, op);
+  call.result = result;
+  call.result_count = result_count;
+  call.result_type = result_type;
+  call.fetch = true;
+  return call;
+}
+
+// Completes what shim shipped on a managed window (of any path), before MPI
+// ends an epoch or flushes.
+int complete(MPI_Win win) {
+  if (!shim::shim_active()) return MPI_SUCCESS;
+  ManagedWindow* window = ManagedWindow::of(win);
+  if (window == nullptr || window->path() == AccumulatePath::native) return MPI_SUCCESS;
+  return raise_on(win, window->complete_all());
+}
+
+}  // namespace
+
+SHIM_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                 MPI_Win* win) {
+  if (!shim::shim_active() || size < 0 || disp_unit <= 0) {
+    return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+  }
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+  const int rc = ManagedWindow::create(size, disp_unit, info, comm, baseptr, win);
+  return rc == MPI_SUCCESS ? rc : shim::raise_error(comm, rc);
+}
+
+SHIM_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                   MPI_Win* win) {
+  if (!shim::shim_active() || disp_unit > INT_MAX) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+  return MPI_Win_allocate(size, static_cast<int>(disp_unit), info, comm, baseptr, win);
+}
+
+SHIM_EXPORT int MPI_Win_free(MPI_Win* win) {
+  if (win == nullptr || !shim::shim_active() || ManagedWindow::of(*win) == nullptr) return PMPI_Win_free(win);
+  const MPI_Win user = *win;
+  return raise_on(user, ManagedWindow::free(win));
+}
+
+SHIM_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+                               MPI_Op op, MPI_Win win) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                           target_datatype, op, win);
+  }
+  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype, op), nullptr);
+}
+
+SHIM_EXPORT int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                             target_datatype, op, win);
+  }
+  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype, op), nullptr);
+}
+
+SHIM_EXPORT int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+                                MPI_Op op, MPI_Win win, MPI_Request* request) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                            target_datatype, op, win, request);
+  }
+  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype, op), request);
+}
+
+SHIM_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                              target_datatype, op, win, request);
+  }
+  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype, op), request);
+}
+
+SHIM_EXPORT int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                   void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                   int target_rank, MPI_Aint target_disp, int target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                               result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+  }
+  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+             nullptr);
+}
+
+SHIM_EXPORT int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                     void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                                     int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                 result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+  }
+  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+             nullptr);
+}
+
+SHIM_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                    void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                    int target_rank, MPI_Aint target_disp, int target_count,
+                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
+                                request);
+  }
+  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+             request);
+}
+
+SHIM_EXPORT int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                      void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                  result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
+                                  request);
+  }
+  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+             request);
+}
+
+SHIM_EXPORT int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                                 MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+  }
+  return run(window, fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
+                                   datatype, op), nullptr);
+}
+
+SHIM_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                                     MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  ManagedWindow* window = managed(win);
+  if (window == nullptr) {
+    return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+  }
+  // Compare-and-swap is the family's one operation that is not an op: run
+  // as a fetching replace that only writes on a match.
+  AccumulateCall call = fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
+                                      1, datatype, MPI_REPLACE);
+  call.compare = compare_addr;
+  return run(window, call, nullptr);
+}
+
+SHIM_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert_flags, MPI_Win win) {
+  const int rc = PMPI_Win_lock(lock_type, rank, assert_flags, win);
+  if (rc == MPI_SUCCESS) {
+    if (ManagedWindow* window = managed(win)) window->note_lock(rank, (assert_flags & MPI_MODE_NOCHECK) != 0);
+  }
+  return rc;
+}
+
+SHIM_EXPORT int MPI_Win_lock_all(int assert_flags, MPI_Win win) {
+  const int rc = PMPI_Win_lock_all(assert_flags, win);
+  if (rc == MPI_SUCCESS) {
+    if (ManagedWindow* window = managed(win)) window->note_lock_all((assert_flags & MPI_MODE_NOCHECK) != 0);
+  }
+  return rc;
+}
+
+SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
+  if (ManagedWindow* window = managed(win)) {
+    const int rc = complete(win);
+    window->note_unlock(rank);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return PMPI_Win_unlock(rank, win);
+}
+
+SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
+  if (ManagedWindow* window = managed(win)) {
+    const int rc = complete(win);
+    window->note_unlock_all();
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return PMPI_Win_unlock_all(win);
+}
+
+SHIM_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
+  const int rc = complete(win);
+  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush(rank, win);
+}
+
+SHIM_EXPORT int MPI_Win_flush_all(MPI_Win win) {
+  const int rc = complete(win);
+  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush_all(win);
+}
+
+// Local completion of a fetching operation is its result being in, so the
+// local flushes complete as much as the remote ones.
+SHIM_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win) {
+  const int rc = complete(win);
+  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush_local(rank, win);
+}
+
+SHIM_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
+  const int rc = complete(win);
+  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush_local_all(win);
+}
+
+SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
+  const int rc = complete(win);
+  return rc != MPI_SUCCESS ? rc : PMPI_Win_fence(assert_flags, win);
+}
+
+SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
+  const int rc = complete(win);
+  return rc != MPI_SUCCESS ? rc : PMPI_Win_complete(win);
+}
+
+// Same-node owner-computes writes the target's memory with plain stores
+// under locks; a full fence makes them visible to the caller's loads.
+SHIM_EXPORT int MPI_Win_sync(MPI_Win win) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return PMPI_Win_sync(win);
+}
