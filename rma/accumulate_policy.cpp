@@ -1,5 +1,6 @@
 #include "rma/accumulate_policy.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace shim::rma {
@@ -16,6 +17,7 @@ std::string_view name(AccumulatePath path) {
 namespace {
 
 struct Rule {
+  std::string_view when;
   bool (*matches)(const WindowFacts&);
   AccumulatePath path;
   std::string_view reason;
@@ -28,18 +30,18 @@ bool owner_possible(const WindowFacts& f) { return f.nodes == 1 || (f.servers_ru
 // the target's lock is a local spin lock instead of an MPI lock epoch. So
 // auto never picks caller; it stays selectable for comparison.
 constexpr std::array kRules = {
-    Rule{[](const WindowFacts& f) { return f.requested == AccumulateChoice::native; }, AccumulatePath::native,
+    Rule{"native requested", [](const WindowFacts& f) { return f.requested == AccumulateChoice::native; }, AccumulatePath::native,
          "requested"},
-    Rule{[](const WindowFacts& f) { return f.requested == AccumulateChoice::caller; }, AccumulatePath::caller,
+    Rule{"caller requested", [](const WindowFacts& f) { return f.requested == AccumulateChoice::caller; }, AccumulatePath::caller,
          "requested"},
-    Rule{[](const WindowFacts& f) { return f.nodes == 1 && f.requested != AccumulateChoice::native; },
+    Rule{"window on one node", [](const WindowFacts& f) { return f.nodes == 1; },
          AccumulatePath::owner, "one node: every target is updated in node shared memory"},
-    Rule{[](const WindowFacts& f) { return owner_possible(f); }, AccumulatePath::owner,
+    Rule{"every node's server is in the window's group", [](const WindowFacts& f) { return owner_possible(f); }, AccumulatePath::owner,
          "same-node targets in shared memory, other nodes through their server; measured faster than caller "
          "and native at every size"},
-    Rule{[](const WindowFacts& f) { return !f.servers_running; }, AccumulatePath::native,
+    Rule{"no server threads", [](const WindowFacts& f) { return !f.servers_running; }, AccumulatePath::native,
          "the window spans nodes and no server threads run (SHIM_SERVER=0, or MPI gave no MPI_THREAD_MULTIPLE)"},
-    Rule{[](const WindowFacts&) { return true; }, AccumulatePath::native,
+    Rule{"otherwise", [](const WindowFacts&) { return true; }, AccumulatePath::native,
          "the window spans nodes and some node's server process (its lowest world rank) is not in the window's "
          "group"},
 };
@@ -60,13 +62,13 @@ PathDecision choose_accumulate_path(const WindowFacts& facts) {
 }
 
 std::string describe_accumulate_policy() {
-  return "accumulate family on windows from MPI_Win_allocate (one path per window, every size):\n"
-         "  SHIM_ACCUMULATE or info shim_accumulate = native|caller -> that path\n"
-         "  owner requested, or auto, window on one node           -> owner (shared memory)\n"
-         "  owner requested, or auto, servers reach every node      -> owner (shared memory + node servers)\n"
-         "  otherwise                                               -> native\n"
-         "  (auto never picks caller: owner measured faster at every size)\n"
-         "MPI_Win_create, MPI_Win_create_dynamic, MPI_Win_allocate_shared windows -> native";
+  std::string text;
+  for (const Rule& rule : kRules) {
+    std::string when(rule.when);
+    when.resize(std::max<std::size_t>(when.size(), 46), ' ');
+    text += "  " + when + " -> " + std::string(name(rule.path)) + ": " + std::string(rule.reason) + "\n";
+  }
+  return text;
 }
 
 }  // namespace shim::rma

@@ -29,7 +29,7 @@ struct PathDecision {
 
 PathDecision choose_accumulate_path(const WindowFacts& facts);
 
-// The table, one line per rule, for shim-info.
+// The table, one line per rule ("  <when> -> <path>: <reason>"), for shim-info.
 std::string describe_accumulate_policy();
 
 }  // namespace shim::rma

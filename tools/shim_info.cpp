@@ -23,6 +23,7 @@
 
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
+#include "rma/accumulate_policy.hpp"
 #include "collectives/alltoall_schedules.hpp"
 #include "collectives/traffic.hpp"
 #include "collectives/bcast_tree.hpp"
@@ -363,6 +364,17 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
   print_indented(table_lines(rows), "  ");
 }
 
+void print_accumulate_policy() {
+  const shim::Config& config = shim::config();
+  std::cout << "\nAccumulate policy (windows from MPI_Win_allocate; one path per window for every size; the first "
+               "matching rule decides)\n"
+            << "  in effect: SHIM_ACCUMULATE=" << shim::name(config.accumulate)
+            << ", SHIM_SERVER=" << (config.server ? 1 : 0) << ", SHIM_SERVER_POLL=" << config.server_poll_max_us
+            << " us\n"
+            << shim::rma::describe_accumulate_policy()
+            << "  MPI_Win_create, MPI_Win_create_dynamic and MPI_Win_allocate_shared windows: native\n";
+}
+
 void report() {
   shim::CommState* state = nullptr;
   require(shim::comm_state(MPI_COMM_WORLD, state), "attaching shim's state to MPI_COMM_WORLD");
@@ -390,6 +402,7 @@ void report() {
   print_decisions(*state, *hierarchy);
   print_bcast_policy();
   print_bcast_decisions(*state, *hierarchy);
+  print_accumulate_policy();
   std::cout << std::flush;
 }
 
