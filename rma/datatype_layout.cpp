@@ -160,6 +160,15 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
 }
 
 void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count bytes, std::vector<ByteRun>& out) {
+  if (layout.dense) {
+    // Consecutive datatypes touch: the stream is the memory.
+    if (!out.empty() && out.back().offset + out.back().bytes == first) {
+      out.back().bytes += bytes;
+    } else {
+      out.push_back({first, bytes});
+    }
+    return;
+  }
   MPI_Count position = first;
   const MPI_Count end = first + bytes;
   while (position < end) {
