@@ -1,6 +1,7 @@
 #include "rma/combine.hpp"
 
 #include <complex>
+#include <type_traits>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -11,23 +12,92 @@ namespace shim::rma {
 
 namespace {
 
+// Integer arithmetic wraps, as MPI reductions on integers do in practice;
+// computed in the unsigned type so signed overflow is not undefined.
 template <typename T>
-void add(const void* origin, void* target, MPI_Count count) {
-  const T* in = static_cast<const T*>(origin);
-  T* inout = static_cast<T*>(target);
-  for (MPI_Count i = 0; i < count; ++i) inout[i] = static_cast<T>(inout[i] + in[i]);
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
 }
 
-// MPI_SUM on the types accumulates are usually made of, without a trip
-// through MPI_Reduce_local; false for everything else.
-bool fast_sum(MPI_Datatype basic, const void* origin, void* target, MPI_Count count) {
-  if (basic == MPI_DOUBLE) add<double>(origin, target, count);
-  else if (basic == MPI_FLOAT) add<float>(origin, target, count);
-  else if (basic == MPI_INT || basic == MPI_INT32_T) add<std::int32_t>(origin, target, count);
-  else if (basic == MPI_LONG || basic == MPI_INT64_T || basic == MPI_LONG_LONG) add<std::int64_t>(origin, target, count);
-  else if (basic == MPI_UNSIGNED || basic == MPI_UINT32_T) add<std::uint32_t>(origin, target, count);
-  else if (basic == MPI_UNSIGNED_LONG || basic == MPI_UINT64_T) add<std::uint64_t>(origin, target, count);
-  else return false;
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    // Promote below int, so the product of two unsigned shorts cannot
+    // overflow a signed int.
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  } else {
+    return a * b;
+  }
+}
+
+// inout[i] = in[i] op inout[i] elementwise; false when op is not an
+// arithmetic or bit op of this kernel family.
+template <typename T>
+bool apply_typed(MPI_Op op, const void* origin, void* target, MPI_Count count) {
+  const T* in = static_cast<const T*>(origin);
+  T* inout = static_cast<T*>(target);
+  auto each = [&](auto f) {
+    for (MPI_Count i = 0; i < count; ++i) inout[i] = f(in[i], inout[i]);
+    return true;
+  };
+  if (op == MPI_SUM) return each([](T a, T b) { return wrap_add(a, b); });
+  if (op == MPI_PROD) return each([](T a, T b) { return wrap_mul(a, b); });
+  if constexpr (!std::is_same_v<T, std::complex<float>> && !std::is_same_v<T, std::complex<double>> &&
+                !std::is_same_v<T, std::complex<long double>>) {
+    if (op == MPI_MAX) return each([](T a, T b) { return a > b ? a : b; });
+    if (op == MPI_MIN) return each([](T a, T b) { return a < b ? a : b; });
+    if constexpr (std::is_integral_v<T>) {
+      if (op == MPI_LAND) return each([](T a, T b) { return static_cast<T>(a != 0 && b != 0); });
+      if (op == MPI_LOR) return each([](T a, T b) { return static_cast<T>(a != 0 || b != 0); });
+      if (op == MPI_LXOR) return each([](T a, T b) { return static_cast<T>((a != 0) != (b != 0)); });
+      if (op == MPI_BAND) return each([](T a, T b) { return static_cast<T>(a & b); });
+      if (op == MPI_BOR) return each([](T a, T b) { return static_cast<T>(a | b); });
+      if (op == MPI_BXOR) return each([](T a, T b) { return static_cast<T>(a ^ b); });
+    }
+  }
+  return false;
+}
+
+// shim's own kernels for every integer, floating-point and complex kind:
+// MPICH 4.0.2's MPI_Reduce_local compares MPI_UNSIGNED as signed under
+// MPI_MAX (4294967292 > 4 comes out false), so it is not trusted with them.
+bool apply_kind(mirror::ElementKind kind, MPI_Op op, const void* origin, void* target, MPI_Count count) {
+  using mirror::ElementKind;
+  switch (kind) {
+    case ElementKind::int8: return apply_typed<std::int8_t>(op, origin, target, count);
+    case ElementKind::int16: return apply_typed<std::int16_t>(op, origin, target, count);
+    case ElementKind::int32: return apply_typed<std::int32_t>(op, origin, target, count);
+    case ElementKind::int64: return apply_typed<std::int64_t>(op, origin, target, count);
+    case ElementKind::uint8: return apply_typed<std::uint8_t>(op, origin, target, count);
+    case ElementKind::uint16: return apply_typed<std::uint16_t>(op, origin, target, count);
+    case ElementKind::uint32: return apply_typed<std::uint32_t>(op, origin, target, count);
+    case ElementKind::uint64: return apply_typed<std::uint64_t>(op, origin, target, count);
+    case ElementKind::float32: return apply_typed<float>(op, origin, target, count);
+    case ElementKind::float64: return apply_typed<double>(op, origin, target, count);
+    case ElementKind::long_double: return apply_typed<long double>(op, origin, target, count);
+    case ElementKind::complex_float32: return apply_typed<std::complex<float>>(op, origin, target, count);
+    case ElementKind::complex_float64: return apply_typed<std::complex<double>>(op, origin, target, count);
+    case ElementKind::complex_long_double: return apply_typed<std::complex<long double>>(op, origin, target, count);
+  }
+  return false;
+}
+
+// Logical types hold 0 for false and anything else for true.
+template <typename T>
+bool apply_logical(MPI_Op op, const void* origin, void* target, MPI_Count count) {
+  const T* in = static_cast<const T*>(origin);
+  T* inout = static_cast<T*>(target);
+  for (MPI_Count i = 0; i < count; ++i) {
+    const bool a = in[i] != 0, b = inout[i] != 0;
+    const bool r = op == MPI_LAND ? (a && b) : op == MPI_LOR ? (a || b) : (a != b);
+    inout[i] = static_cast<T>(r);
+  }
   return true;
 }
 
@@ -90,8 +160,18 @@ int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI
     std::memmove(target, origin, static_cast<std::size_t>(count * size));
     return MPI_SUCCESS;
   }
-  if (op == MPI_SUM && fast_sum(basic, origin, target, count)) return MPI_SUCCESS;
-  if (!op_defined_on(op, basic)) return MPI_ERR_OP;
+  const Category category = category_of(basic);
+  if (!op_defined(op, category)) return MPI_ERR_OP;
+  if (const auto kind = mirror::element_kind_of(basic)) {
+    if (apply_kind(*kind, op, origin, target, count)) return MPI_SUCCESS;
+  }
+  if (category == Category::logical) {
+    if (size == 1) return apply_logical<std::uint8_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
+    if (size == 4) return apply_logical<std::uint32_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
+  }
+  if (category == Category::byte) {
+    return apply_typed<std::uint8_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
+  }
   MPI_Count lb = 0, extent = 0;
   PMPI_Type_get_extent_c(basic, &lb, &extent);
   if (extent == size) {
