@@ -17,6 +17,7 @@ namespace {
 // After a request the server keeps polling without sleeping for this long:
 // requests come in bursts (an origin's chunks, a flush right after).
 constexpr auto kBusyPhase = std::chrono::microseconds(200);
+constexpr std::size_t kReceiveSlots = 4;
 
 void sleep_for_us(int us) {
   timespec pause{0, static_cast<long>(us) * 1000};
@@ -51,20 +52,37 @@ std::shared_ptr<NodeMemory> NodeServer::window(std::uint64_t id) {
 
 ServerStats NodeServer::stats() const { return {requests_.load(), payload_bytes_.load()}; }
 
+// Requests are received into a few pre-posted buffers, so the transfer of
+// the next chunk overlaps applying this one. The oldest posted receive is
+// always handled first: receives match messages in the order they were
+// posted, so each origin's requests are applied in the order it sent them.
 void NodeServer::run() {
-  std::vector<unsigned char> buffer(static_cast<std::size_t>(kMaxRequestBytes));
+  struct Slot {
+    std::vector<unsigned char> buffer;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::vector<Slot> slots(kReceiveSlots);
+  auto post = [this](Slot& slot) {
+    PMPI_Irecv_c(slot.buffer.data(), kMaxRequestBytes, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, comm_, &slot.request);
+  };
+  for (Slot& slot : slots) {
+    slot.buffer.resize(static_cast<std::size_t>(kMaxRequestBytes));
+    post(slot);
+  }
+  std::size_t oldest = 0;
   auto last_request = std::chrono::steady_clock::now();
   int sleep_us = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
+    Slot& slot = slots[oldest];
     int arrived = 0;
-    MPI_Message message = MPI_MESSAGE_NULL;
     MPI_Status status;
-    PMPI_Improbe(MPI_ANY_SOURCE, kTagRequest, comm_, &arrived, &message, &status);
+    PMPI_Test(&slot.request, &arrived, &status);
     if (arrived) {
       MPI_Count bytes = 0;
       PMPI_Get_count_c(&status, MPI_BYTE, &bytes);
-      PMPI_Mrecv_c(buffer.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-      handle(status.MPI_SOURCE, buffer.data(), bytes);
+      handle(status.MPI_SOURCE, slot.buffer.data(), bytes);
+      post(slot);
+      oldest = (oldest + 1) % slots.size();
       last_request = std::chrono::steady_clock::now();
       sleep_us = 0;
       continue;
@@ -78,6 +96,10 @@ void NodeServer::run() {
     if (std::chrono::steady_clock::now() - last_request < kBusyPhase) continue;
     sleep_us = std::min(poll_max_us_, sleep_us == 0 ? 1 : sleep_us * 2);
     sleep_for_us(sleep_us);
+  }
+  for (Slot& slot : slots) {
+    PMPI_Cancel(&slot.request);
+    PMPI_Wait(&slot.request, MPI_STATUS_IGNORE);
   }
   for (PendingReply& pending : replies_) PMPI_Wait(&pending.request, MPI_STATUS_IGNORE);
   replies_.clear();

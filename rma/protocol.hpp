@@ -19,7 +19,7 @@ constexpr int kTagReply = 7002;
 
 // Payload bytes per request: larger operations travel in chunks of this, so
 // the server's receive buffer is bounded.
-constexpr std::int64_t kChunkBytes = 64 * 1024;
+constexpr std::int64_t kChunkBytes = 256 * 1024;
 constexpr std::int64_t kMaxRuns = 4096;
 
 enum class RequestKind : std::uint32_t { accumulate, compare_and_swap, flush };
@@ -29,7 +29,7 @@ enum RequestFlags : std::uint32_t {
   kWantResult = 2,  // reply with the target's previous contents
 };
 
-struct RequestHeader {
+struct alignas(16) RequestHeader {
   RequestKind kind;
   std::uint32_t flags;
   std::uint64_t window_id;
