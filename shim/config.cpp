@@ -157,7 +157,7 @@ constexpr std::array kSpecs = {
                 "shipped from other nodes; MPI is then initialised with MPI_THREAD_MULTIPLE underneath. 0: no "
                 "thread, and windows spanning nodes go native",
                 [](std::string_view t, Config& c) { return parse_switch(t, c.server); }},
-    SettingSpec{"SHIM_SERVER_POLL", "microseconds 1..100000", "200",
+    SettingSpec{"SHIM_SERVER_POLL", "microseconds 1..100000", "1000",
                 "longest sleep of an idle server between polls; it backs off to this from busy polling, so "
                 "larger values cost less idle CPU and more latency for the first request after a quiet spell",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 100000, c.server_poll_max_us); }},

@@ -44,7 +44,7 @@ struct Config {
   bool mirror_per_process_segments = false;
   AccumulateChoice accumulate = AccumulateChoice::automatic;
   bool server = true;  // the per-node communication server thread
-  int server_poll_max_us = 200;  // longest sleep of an idle server between polls
+  int server_poll_max_us = 1000;  // longest sleep of an idle server between polls
 };
 // Rank 0's configuration is broadcast byte-for-byte at MPI_Init.
 static_assert(std::is_trivially_copyable_v<Config>);

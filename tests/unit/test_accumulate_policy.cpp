@@ -77,5 +77,5 @@ TEST_CASE("accumulate settings parse, and bad values are reported", "[accumulate
   CHECK_THAT(bad.problems[0], Catch::Contains("SHIM_ACCUMULATE='fastest'"));
   CHECK_THAT(bad.problems[1], Catch::Contains("SHIM_SERVER_POLL='0'"));
   CHECK(bad.config.accumulate == AccumulateChoice::automatic);
-  CHECK(bad.config.server_poll_max_us == 200);
+  CHECK(bad.config.server_poll_max_us == 1000);
 }
