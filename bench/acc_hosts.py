@@ -8,7 +8,7 @@ markdown summary.
      memory here), acc_latency --server-idle (CPU of the threads other than
      the main one while the ranks sleep; again with SHIM_SERVER=0 as the
      baseline of MPI's own threads), fock_build.
-  2. On a vcluster from bench/two_hosts.spec (2 hosts, 1 Gbit/s links; UCX
+  2. On a vcluster from bench/two_hosts.spec (2 hosts, links not rate limited; UCX
      over TCP), one rank per host: acc_latency (the 1 MiB bandwidth is the
      target: owner >= 1.5 x caller and >= native), acc_latency --busy-target
      (origin latency while the target computes without calling MPI),
@@ -146,7 +146,7 @@ def plan(args):
     if not args.no_cluster:
         runs += [
             ("hosts latency", "acc_latency", [*latency_sizes, *rounds], "cluster",
-             "2 emulated hosts (TCP, 1 Gbit/s), 1 rank each: acc_latency", {}),
+             "2 emulated hosts (TCP, no rate limit), 1 rank each: acc_latency", {}),
             ("hosts busy", "acc_latency", ["--busy-target", str(args.busy), *busy_sizes, *rounds], "cluster",
              f"2 emulated hosts, 1 rank each: acc_latency --busy-target {args.busy}", {}),
             ("hosts idle", "acc_latency", idle, "cluster", "2 emulated hosts, 1 rank each: acc_latency --server-idle",
