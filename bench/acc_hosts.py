@@ -16,8 +16,8 @@ markdown summary.
 Each run's header and rows are printed as they come, then markdown tables of
 the key figures. The cluster is brought up before the cluster runs and always
 taken down at the end, also after a failure, Ctrl-C or SIGTERM (its name is
-VCLUSTER_NAME, default "accbench"). Needs root for the cluster; about 8
-minutes (--quick: about 3).
+VCLUSTER_NAME, default "accbench"; two runs at once need different names).
+Needs root for the cluster; about 4 minutes on 2 cores (--quick: about 2).
 
   bench/acc_hosts.py [--build DIR] [--no-cluster] [--quick] [--busy S] [--idle S]
 """
