@@ -192,6 +192,7 @@ int ManagedWindow::create(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm 
   int world_size = 1;
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
   w->unflushed_.assign(static_cast<std::size_t>(world_size), 0);
+  w->sent_since_flush_.assign(static_cast<std::size_t>(world_size), 0);
 
   WindowFacts facts;
   facts.requested = requested_choice(info, facts.from_info_key, w->rank_);
@@ -419,7 +420,11 @@ int ManagedWindow::ship(const Target& target, std::int64_t target_offset, const 
   header.payload_bytes = stream == nullptr ? 0 : (compare != nullptr ? 2 * bytes : bytes);
   if (result) {
     header.flags = kWantResult;
-  } else if (unacknowledged + 1 >= kRequestsPerAck) {
+  } else if (unacknowledged + 1 >= kRequestsPerAck || !sent_since_flush_[static_cast<std::size_t>(server)]) {
+    // The first request after a flush asks for an acknowledgement too: if
+    // the flush comes right after it (accumulate, flush: the common
+    // latency-bound pattern), that acknowledgement completes it, and no
+    // separate flush request costs a second message each way.
     header.flags = kWantAck;
   }
   InFlight send;
@@ -452,6 +457,7 @@ int ManagedWindow::ship(const Target& target, std::int64_t target_offset, const 
   }
   ++shipped_requests_;
   unacknowledged = header.flags != 0 ? 0 : unacknowledged + 1;
+  sent_since_flush_[static_cast<std::size_t>(server)] = 1;
   in_flight_.push_back(std::move(send));
   if (reply.request != MPI_REQUEST_NULL) in_flight_.push_back(std::move(reply));
   return in_flight_.size() > kMaxInFlight ? wait_in_flight(kMaxInFlight / 2) : MPI_SUCCESS;
@@ -508,6 +514,7 @@ int ManagedWindow::flush_servers() {
 
 int ManagedWindow::complete_all() {
   std::lock_guard lock(mutex_);
+  std::fill(sent_since_flush_.begin(), sent_since_flush_.end(), 0);
   if (in_flight_.empty() && std::all_of(unflushed_.begin(), unflushed_.end(), [](int n) { return n == 0; })) {
     return MPI_SUCCESS;
   }

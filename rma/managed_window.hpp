@@ -138,6 +138,7 @@ class ManagedWindow {
   std::vector<Epoch> epochs_;
   std::deque<InFlight> in_flight_;
   std::vector<int> unflushed_;   // per server world rank: requests sent since the last ack
+  std::vector<std::uint8_t> sent_since_flush_;  // per server world rank
   std::uint64_t shipped_requests_ = 0;
 };
 
