@@ -78,6 +78,17 @@ def collectives(build):
                            "4K", "-n", ranks, os.path.join(build, "tests", "mpi", program), env=preload)
             print(run.stdout.strip())
             assert "0 failures" in run.stdout, f"{program} on {ranks} ranks:\n{run.stdout}{run.stderr}"
+        # The accumulate family across real TCP hosts: one rank per host
+        # (every other target is remote, through its host's server), then
+        # two per host with application threads beside the servers.
+        run = vcluster("run", "--", "mpiexec", "-n", "6", os.path.join(build, "tests", "mpi", "accumulate_matrix"),
+                       env=preload)
+        print(run.stdout.strip())
+        assert "0 failures" in run.stdout, f"accumulate_matrix on 6 hosts:\n{run.stdout}{run.stderr}"
+        run = vcluster("run", "--", "mpiexec", "-n", "12", os.path.join(build, "tests", "mpi", "accumulate_threads"),
+                       env=preload)
+        print(run.stdout.strip())
+        assert "tickets exact" in run.stdout, f"accumulate_threads on 6 hosts:\n{run.stdout}{run.stderr}"
     with_cluster(body)
 
 
