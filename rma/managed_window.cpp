@@ -29,6 +29,10 @@ std::uint32_t g_window_counter = 0;
 // together they bound what queues up at a server.
 constexpr int kRequestsPerAck = 16;
 constexpr std::size_t kMaxInFlight = 64;
+// Requests without a reply and up to this size (header, runs, payload) are
+// gathered per server into one message of at most this size: a Fock build
+// makes thousands of accumulates of a few KiB.
+constexpr std::int64_t kBatchBytes = 64 * 1024;
 
 #define SHIM_RMA_TRY(call)              \
   do {                                  \
@@ -192,7 +196,6 @@ int ManagedWindow::create(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm 
   int world_size = 1;
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
   w->unflushed_.assign(static_cast<std::size_t>(world_size), 0);
-  w->sent_since_flush_.assign(static_cast<std::size_t>(world_size), 0);
 
   WindowFacts facts;
   facts.requested = requested_choice(info, facts.from_info_key, w->rank_);
@@ -407,7 +410,6 @@ int ManagedWindow::ship(const Target& target, std::int64_t target_offset, const 
                         const void* compare, const std::shared_ptr<ResultAssembly>& result,
                         unsigned char* result_slot) {
   const int server = target.server_world_rank;
-  int& unacknowledged = unflushed_[static_cast<std::size_t>(server)];
   RequestHeader header{};
   header.kind = compare != nullptr ? RequestKind::compare_and_swap : RequestKind::accumulate;
   header.window_id = id_;
@@ -418,35 +420,71 @@ int ManagedWindow::ship(const Target& target, std::int64_t target_offset, const 
   header.target_offset = target_offset;
   header.data_bytes = bytes;
   header.payload_bytes = stream == nullptr ? 0 : (compare != nullptr ? 2 * bytes : bytes);
-  if (result) {
-    header.flags = kWantResult;
-  } else if (unacknowledged + 1 >= kRequestsPerAck || !sent_since_flush_[static_cast<std::size_t>(server)]) {
-    // The first request after a flush asks for an acknowledgement too: if
-    // the flush comes right after it (accumulate, flush: the common
-    // latency-bound pattern), that acknowledgement completes it, and no
-    // separate flush request costs a second message each way.
-    header.flags = kWantAck;
+  if (result) header.flags = kWantResult;
+  const std::size_t runs_bytes = runs.size() * sizeof(ByteRun);
+  const std::size_t size = padded_request_bytes(runs.size(), header.payload_bytes);
+  auto write = [&](unsigned char* out) {
+    std::memcpy(out, &header, sizeof header);
+    std::memcpy(out + sizeof header, runs.data(), runs_bytes);
+    if (stream != nullptr) std::memcpy(out + sizeof header + runs_bytes, stream, static_cast<std::size_t>(bytes));
+    if (compare != nullptr) {
+      std::memcpy(out + sizeof header + runs_bytes + bytes, compare, static_cast<std::size_t>(bytes));
+    }
+  };
+  ++shipped_requests_;
+  if (!result && compare == nullptr && size <= static_cast<std::size_t>(kBatchBytes)) {
+    const auto pending = batches_.find(server);
+    if (pending != batches_.end() && pending->second.bytes.size() + size > static_cast<std::size_t>(kBatchBytes)) {
+      SHIM_RMA_TRY(send_batch(server, false));
+    }
+    Batch& batch = batches_[server];
+    batch.last = batch.bytes.size();
+    batch.bytes.resize(batch.last + size);
+    write(batch.bytes.data() + batch.last);
+    return MPI_SUCCESS;
   }
+  // What was batched for this server goes first: program order.
+  SHIM_RMA_TRY(send_batch(server, false));
+  if (!result && unflushed_[static_cast<std::size_t>(server)] + 1 >= kRequestsPerAck) header.flags = kWantAck;
+  std::vector<unsigned char> message(size);
+  write(message.data());
+  return post(server, std::move(message), header.flags, result, result_slot, bytes);
+}
+
+int ManagedWindow::send_batch(int server, bool acknowledge) {
+  const auto found = batches_.find(server);
+  if (found == batches_.end() || found->second.bytes.empty()) return MPI_SUCCESS;
+  Batch batch = std::move(found->second);
+  batches_.erase(found);
+  std::uint32_t flags = 0;
+  if (acknowledge || unflushed_[static_cast<std::size_t>(server)] + 1 >= kRequestsPerAck) {
+    // The last request of the batch asks for the acknowledgement: the
+    // server applies a batch in order, so it covers all of them.
+    flags = kWantAck;
+    RequestHeader last;
+    std::memcpy(&last, batch.bytes.data() + batch.last, sizeof last);
+    last.flags |= kWantAck;
+    std::memcpy(batch.bytes.data() + batch.last, &last, sizeof last);
+  }
+  return post(server, std::move(batch.bytes), flags, nullptr, nullptr, 0);
+}
+
+int ManagedWindow::post(int server, std::vector<unsigned char> message, std::uint32_t flags,
+                        const std::shared_ptr<ResultAssembly>& result, unsigned char* result_slot,
+                        std::int64_t result_bytes) {
   InFlight send;
   send.server = server;
-  const std::size_t runs_bytes = runs.size() * sizeof(ByteRun);
-  send.buffer.resize(sizeof header + runs_bytes + static_cast<std::size_t>(header.payload_bytes));
-  unsigned char* out = send.buffer.data();
-  std::memcpy(out, &header, sizeof header);
-  std::memcpy(out + sizeof header, runs.data(), runs_bytes);
-  if (stream != nullptr) std::memcpy(out + sizeof header + runs_bytes, stream, static_cast<std::size_t>(bytes));
-  if (compare != nullptr) {
-    std::memcpy(out + sizeof header + runs_bytes + bytes, compare, static_cast<std::size_t>(bytes));
-  }
+  send.buffer = std::move(message);
   InFlight reply;
   reply.server = server;
   {
     std::lock_guard ship_lock(g_ship_mutex);
-    if (result) {
+    if (flags & kWantResult) {
       reply.result = result;
       ++result->replies_left;
-      SHIM_RMA_TRY(PMPI_Irecv_c(result_slot, bytes, MPI_BYTE, server, kTagReply, server_comm(), &reply.request));
-    } else if (header.flags & kWantAck) {
+      SHIM_RMA_TRY(
+          PMPI_Irecv_c(result_slot, result_bytes, MPI_BYTE, server, kTagReply, server_comm(), &reply.request));
+    } else if (flags & kWantAck) {
       reply.ack = true;
       reply.buffer.resize(sizeof(std::int32_t));
       SHIM_RMA_TRY(PMPI_Irecv_c(reply.buffer.data(), static_cast<MPI_Count>(reply.buffer.size()), MPI_BYTE, server,
@@ -455,9 +493,8 @@ int ManagedWindow::ship(const Target& target, std::int64_t target_offset, const 
     SHIM_RMA_TRY(PMPI_Isend_c(send.buffer.data(), static_cast<MPI_Count>(send.buffer.size()), MPI_BYTE, server,
                               kTagRequest, server_comm(), &send.request));
   }
-  ++shipped_requests_;
-  unacknowledged = header.flags != 0 ? 0 : unacknowledged + 1;
-  sent_since_flush_[static_cast<std::size_t>(server)] = 1;
+  int& unacknowledged = unflushed_[static_cast<std::size_t>(server)];
+  unacknowledged = flags != 0 ? 0 : unacknowledged + 1;
   in_flight_.push_back(std::move(send));
   if (reply.request != MPI_REQUEST_NULL) in_flight_.push_back(std::move(reply));
   return in_flight_.size() > kMaxInFlight ? wait_in_flight(kMaxInFlight / 2) : MPI_SUCCESS;
@@ -484,38 +521,28 @@ int ManagedWindow::wait_in_flight(std::size_t keep) {
   return rc;
 }
 
-// A flush request to every server this process sent unacknowledged
-// requests to: its acknowledgement means all of them are applied.
+// Every server this process shipped to without an acknowledgement since:
+// its pending batch goes with one, or a flush request asks for one; the
+// acknowledgement means everything before it is applied.
 int ManagedWindow::flush_servers() {
+  while (!batches_.empty()) SHIM_RMA_TRY(send_batch(batches_.begin()->first, true));
   for (std::size_t server = 0; server < unflushed_.size(); ++server) {
     if (unflushed_[server] == 0) continue;
     RequestHeader header{};
     header.kind = RequestKind::flush;
     header.flags = kWantAck;
     header.window_id = id_;
-    InFlight send, reply;
-    send.buffer.resize(sizeof header);
-    std::memcpy(send.buffer.data(), &header, sizeof header);
-    reply.ack = true;
-    reply.buffer.resize(sizeof(std::int32_t));
-    {
-      std::lock_guard ship_lock(g_ship_mutex);
-      SHIM_RMA_TRY(PMPI_Irecv_c(reply.buffer.data(), static_cast<MPI_Count>(reply.buffer.size()), MPI_BYTE,
-                                static_cast<int>(server), kTagReply, server_comm(), &reply.request));
-      SHIM_RMA_TRY(PMPI_Isend_c(send.buffer.data(), static_cast<MPI_Count>(send.buffer.size()), MPI_BYTE,
-                                static_cast<int>(server), kTagRequest, server_comm(), &send.request));
-    }
-    unflushed_[server] = 0;
-    in_flight_.push_back(std::move(send));
-    in_flight_.push_back(std::move(reply));
+    std::vector<unsigned char> message(sizeof header);
+    std::memcpy(message.data(), &header, sizeof header);
+    SHIM_RMA_TRY(post(static_cast<int>(server), std::move(message), kWantAck, nullptr, nullptr, 0));
   }
   return MPI_SUCCESS;
 }
 
 int ManagedWindow::complete_all() {
   std::lock_guard lock(mutex_);
-  std::fill(sent_since_flush_.begin(), sent_since_flush_.end(), 0);
-  if (in_flight_.empty() && std::all_of(unflushed_.begin(), unflushed_.end(), [](int n) { return n == 0; })) {
+  if (in_flight_.empty() && batches_.empty() &&
+      std::all_of(unflushed_.begin(), unflushed_.end(), [](int n) { return n == 0; })) {
     return MPI_SUCCESS;
   }
   SHIM_RMA_TRY(flush_servers());

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -118,6 +119,9 @@ class ManagedWindow {
            const std::shared_ptr<ResultAssembly>& result, unsigned char* result_slot);
   int apply_caller(const AccumulateCall& call, const DatatypeLayout& target_layout, const unsigned char* stream,
                    std::int64_t bytes, unsigned char* old_stream);
+  int send_batch(int server, bool acknowledge);
+  int post(int server, std::vector<unsigned char> message, std::uint32_t flags,
+           const std::shared_ptr<ResultAssembly>& result, unsigned char* result_slot, std::int64_t result_bytes);
   int wait_in_flight(std::size_t keep);
   int flush_servers();
 
@@ -138,7 +142,11 @@ class ManagedWindow {
   std::vector<Epoch> epochs_;
   std::deque<InFlight> in_flight_;
   std::vector<int> unflushed_;   // per server world rank: requests sent since the last ack
-  std::vector<std::uint8_t> sent_since_flush_;  // per server world rank
+  struct Batch {
+    std::vector<unsigned char> bytes;
+    std::size_t last = 0;  // offset of the last request's header
+  };
+  std::map<int, Batch> batches_;  // per server world rank
   std::uint64_t shipped_requests_ = 0;
 };
 

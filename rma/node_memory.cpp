@@ -44,13 +44,18 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
   for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.lock(std::countr_zero(left));
 
   int rc = MPI_SUCCESS;
-  const bool in_place = runs.size() == 1 && old == nullptr && compare == nullptr;
+  MPI_Count element = 0, lb = 0, extent = 0;
+  PMPI_Type_size_c(basic, &element);
+  PMPI_Type_get_extent_c(basic, &lb, &extent);
+  // Without padding inside an element (every type but the pair types),
+  // runs hold whole elements, so each run can be updated where it lies.
+  const bool in_place = old == nullptr && compare == nullptr && (runs.size() == 1 || element == extent);
   if (in_place) {
-    rc = combine(op, basic, origin, base + runs.front().offset, bytes / [&] {
-      MPI_Count size = 0;
-      PMPI_Type_size_c(basic, &size);
-      return size;
-    }());
+    const unsigned char* from = static_cast<const unsigned char*>(origin);
+    for (const ByteRun& run : runs) {
+      if (rc == MPI_SUCCESS) rc = combine(op, basic, from, base + run.offset, run.bytes / element);
+      from += run.bytes;
+    }
   } else {
     // Gather the target's elements into packed order, update, scatter back.
     std::vector<unsigned char> current(static_cast<std::size_t>(bytes));
@@ -65,9 +70,7 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
       compare_and_swap(origin, compare, current.data(), previous.data(), static_cast<int>(bytes));
       if (old != nullptr) std::memcpy(old, previous.data(), static_cast<std::size_t>(bytes));
     } else {
-      MPI_Count size = 0;
-      PMPI_Type_size_c(basic, &size);
-      rc = combine(op, basic, origin, current.data(), bytes / size);
+      rc = combine(op, basic, origin, current.data(), bytes / element);
     }
     if (rc == MPI_SUCCESS) {
       position = 0;

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <span>
@@ -113,29 +114,40 @@ void NodeServer::reply(int source, std::vector<unsigned char> payload) {
 }
 
 void NodeServer::handle(int source, const unsigned char* message, std::int64_t bytes) {
+  std::int64_t at = 0;
+  while (at + static_cast<std::int64_t>(sizeof(RequestHeader)) <= bytes) {
+    const std::int64_t used = handle_one(source, message + at, bytes - at);
+    if (used <= 0) break;
+    at += used;
+  }
+}
+
+std::int64_t NodeServer::handle_one(int source, const unsigned char* request, std::int64_t available) {
   RequestHeader header;
-  std::memcpy(&header, message, sizeof header);
+  std::memcpy(&header, request, sizeof header);
+  const std::int64_t size = static_cast<std::int64_t>(
+      padded_request_bytes(static_cast<std::size_t>(std::max(header.run_count, 0)), header.payload_bytes));
   requests_.fetch_add(1, std::memory_order_relaxed);
   payload_bytes_.fetch_add(static_cast<std::uint64_t>(header.payload_bytes), std::memory_order_relaxed);
   std::int32_t status = MPI_SUCCESS;
   std::vector<unsigned char> result;
-  if (header.kind != RequestKind::flush) {
+  if (header.flags & kWantResult) result.resize(static_cast<std::size_t>(header.data_bytes));
+  if (header.run_count < 0 || header.payload_bytes < 0 || size > available) {
+    print_line("server: a malformed request (ignored)");
+    status = MPI_ERR_INTERN;
+  } else if (header.kind != RequestKind::flush) {
     const std::shared_ptr<NodeMemory> memory = window(header.window_id);
-    const auto* runs_begin = message + sizeof header;
     std::vector<ByteRun> runs(static_cast<std::size_t>(header.run_count));
-    std::memcpy(runs.data(), runs_begin, runs.size() * sizeof(ByteRun));
-    const unsigned char* payload = runs_begin + runs.size() * sizeof(ByteRun);
+    std::memcpy(runs.data(), request + sizeof header, runs.size() * sizeof(ByteRun));
+    const unsigned char* payload = request + sizeof header + runs.size() * sizeof(ByteRun);
     const bool cas = header.kind == RequestKind::compare_and_swap;
-    const std::int64_t element_bytes = header.data_bytes;
-    if (header.flags & kWantResult) result.resize(static_cast<std::size_t>(element_bytes));
-    if (memory == nullptr || header.target_local < 0 || header.target_local >= memory->segments() ||
-        payload + header.payload_bytes > message + bytes) {
+    if (memory == nullptr || header.target_local < 0 || header.target_local >= memory->segments()) {
       print_line("server: a request names a window or segment this node does not have (ignored)");
       status = MPI_ERR_WIN;
     } else {
-      status = memory->apply(header.target_local, header.target_offset, runs, payload, element_bytes, header.op,
+      status = memory->apply(header.target_local, header.target_offset, runs, payload, header.data_bytes, header.op,
                              header.basic, result.empty() ? nullptr : result.data(),
-                             cas ? payload + element_bytes : nullptr);
+                             cas ? payload + header.data_bytes : nullptr);
     }
   }
   if (header.flags & kWantResult) {
@@ -145,6 +157,7 @@ void NodeServer::handle(int source, const unsigned char* message, std::int64_t b
     std::memcpy(ack.data(), &status, sizeof status);
     reply(source, std::move(ack));
   }
+  return size;
 }
 
 }  // namespace shim::rma

@@ -45,7 +45,10 @@ class NodeServer {
   };
 
   void run();
+  // A message holds one or more requests, applied in order.
   void handle(int source, const unsigned char* message, std::int64_t bytes);
+  // Applies one request; returns the bytes it occupies.
+  std::int64_t handle_one(int source, const unsigned char* request, std::int64_t available);
   void reply(int source, std::vector<unsigned char> payload);
   std::shared_ptr<NodeMemory> window(std::uint64_t id);
 

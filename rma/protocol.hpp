@@ -1,7 +1,8 @@
 // Messages between an origin and the communication server of the target's
-// node, on the server communicator (a dup of MPI_COMM_WORLD). A request is a
-// header, then `run_count` ByteRuns (where the packed payload goes in the
-// target segment), then the payload. Requests from one origin are applied in
+// node, on the server communicator (a dup of MPI_COMM_WORLD). A message
+// holds one or more requests; a request is a header, then `run_count`
+// ByteRuns (where the packed payload goes in the target segment), then the
+// payload. Requests from one origin are applied in
 // the order they were sent (MPI's non-overtaking rule on one communicator and
 // tag), which keeps accumulate_ordering's program order.
 #pragma once
@@ -42,8 +43,16 @@ struct alignas(16) RequestHeader {
   std::int64_t payload_bytes;  // origin data: data_bytes, twice that for compare-and-swap, 0 for MPI_NO_OP
 };
 
+// Requests are laid out at multiples of 16 bytes in a message (several
+// small ones travel together), so every header and payload stays aligned
+// for any element type.
+constexpr std::size_t padded_request_bytes(std::size_t runs, std::int64_t payload) {
+  const std::size_t bytes = sizeof(RequestHeader) + runs * sizeof(ByteRun) + static_cast<std::size_t>(payload);
+  return (bytes + 15) / 16 * 16;
+}
+
 constexpr std::int64_t kMaxRequestBytes =
     static_cast<std::int64_t>(sizeof(RequestHeader)) + kMaxRuns * static_cast<std::int64_t>(sizeof(ByteRun)) +
-    kChunkBytes;
+    kChunkBytes + 16;
 
 }  // namespace shim::rma
