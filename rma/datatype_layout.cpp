@@ -1,6 +1,7 @@
 #include "rma/datatype_layout.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,6 +80,44 @@ int describe(MPI_Datatype type, DatatypeLayout& layout) {
   return MPI_SUCCESS;
 }
 
+// Where the packed bytes of one predefined element lie in its memory, in
+// packed order: one piece for plain types; value then index for the pair
+// types of MINLOC/MAXLOC, laid out as the C structs MPI defines them by.
+template <typename Value>
+std::vector<ByteRun> pair_pieces() {
+  struct Pair {
+    Value value;
+    int index;
+  };
+  return {{0, static_cast<std::int64_t>(sizeof(Value))},
+          {static_cast<std::int64_t>(offsetof(Pair, index)), static_cast<std::int64_t>(sizeof(int))}};
+}
+
+std::vector<ByteRun> element_pieces(MPI_Datatype basic, MPI_Count packed_size) {
+  std::vector<ByteRun> pieces;
+  if (basic == MPI_FLOAT_INT) pieces = pair_pieces<float>();
+  else if (basic == MPI_DOUBLE_INT) pieces = pair_pieces<double>();
+  else if (basic == MPI_LONG_INT) pieces = pair_pieces<long>();
+  else if (basic == MPI_2INT) pieces = pair_pieces<int>();
+  else if (basic == MPI_SHORT_INT) pieces = pair_pieces<short>();
+  else if (basic == MPI_LONG_DOUBLE_INT) pieces = pair_pieces<long double>();
+  std::int64_t total = 0;
+  for (const ByteRun& piece : pieces) total += piece.bytes;
+  // Everything else (Fortran pairs of two equal values included) is one
+  // contiguous block; so is a pair whose packed size is not the table's.
+  if (total != packed_size) pieces = {{0, packed_size}};
+  // Merge pieces that touch (a double and its int).
+  std::vector<ByteRun> merged;
+  for (const ByteRun& piece : pieces) {
+    if (!merged.empty() && merged.back().offset + merged.back().bytes == piece.offset) {
+      merged.back().bytes += piece.bytes;
+    } else {
+      merged.push_back(piece);
+    }
+  }
+  return merged;
+}
+
 }  // namespace
 
 DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
@@ -147,13 +186,23 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
     for (std::size_t i = 0; i < packed; ++i) origin[i] |= std::uint64_t{digits[i]} << (8 * pass);
     if (pass == 7) break;
   }
-  for (std::size_t i = 0; i < packed; ++i) {
-    const std::int64_t offset = static_cast<std::int64_t>(origin[i]) + layout.true_lb;
-    if (!layout.runs.empty() && layout.runs.back().offset + layout.runs.back().bytes == offset) {
-      ++layout.runs.back().bytes;
-    } else {
-      layout.runs.push_back({offset, 1});
-      layout.run_starts.push_back(static_cast<MPI_Count>(i));
+  // Only each element's first packed byte is trusted: MPICH packs some
+  // types by value, so padding bytes (6 of x86's 16-byte long double) do
+  // not carry their offsets. The element's memory then follows from its
+  // type.
+  const std::vector<ByteRun> pieces = element_pieces(layout.basic, layout.basic_size);
+  MPI_Count position = 0;
+  for (std::size_t first = 0; first < packed; first += static_cast<std::size_t>(layout.basic_size)) {
+    const std::int64_t start = static_cast<std::int64_t>(origin[first]) + layout.true_lb;
+    for (const ByteRun& piece : pieces) {
+      const std::int64_t offset = start + piece.offset;
+      if (!layout.runs.empty() && layout.runs.back().offset + layout.runs.back().bytes == offset) {
+        layout.runs.back().bytes += piece.bytes;
+      } else {
+        layout.runs.push_back({offset, piece.bytes});
+        layout.run_starts.push_back(position);
+      }
+      position += piece.bytes;
     }
   }
   return MPI_SUCCESS;
