@@ -1,6 +1,7 @@
 #include "rma/combine.hpp"
 
 #include <complex>
+#include <optional>
 #include <type_traits>
 #include <cstdint>
 #include <cstring>
@@ -142,6 +143,27 @@ bool op_defined(MPI_Op op, Category category) {
   return false;
 }
 
+// What combine() needs of a predefined type, for the last type this thread
+// used: updates come in runs of one type, and the table lookups would
+// otherwise be repeated for every run. Predefined handles never change.
+struct BasicFacts {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Count size = 0;
+  Category category = Category::other;
+  std::optional<mirror::ElementKind> kind;
+};
+
+const BasicFacts& facts_of(MPI_Datatype basic) {
+  thread_local BasicFacts last;
+  if (last.type != basic) {
+    last.type = basic;
+    PMPI_Type_size_c(basic, &last.size);
+    last.category = category_of(basic);
+    last.kind = mirror::element_kind_of(basic);
+  }
+  return last;
+}
+
 }  // namespace
 
 bool op_defined_on(MPI_Op op, MPI_Datatype basic) { return op_defined(op, category_of(basic)); }
@@ -154,17 +176,15 @@ bool accumulate_op(MPI_Op op) {
 
 int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI_Count count) {
   if (count == 0 || op == MPI_NO_OP) return MPI_SUCCESS;
-  MPI_Count size = 0;
-  PMPI_Type_size_c(basic, &size);
+  const BasicFacts& facts = facts_of(basic);
+  const MPI_Count size = facts.size;
   if (op == MPI_REPLACE) {
     std::memmove(target, origin, static_cast<std::size_t>(count * size));
     return MPI_SUCCESS;
   }
-  const Category category = category_of(basic);
+  const Category category = facts.category;
   if (!op_defined(op, category)) return MPI_ERR_OP;
-  if (const auto kind = mirror::element_kind_of(basic)) {
-    if (apply_kind(*kind, op, origin, target, count)) return MPI_SUCCESS;
-  }
+  if (facts.kind && apply_kind(*facts.kind, op, origin, target, count)) return MPI_SUCCESS;
   if (category == Category::logical) {
     if (size == 1) return apply_logical<std::uint8_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
     if (size == 4) return apply_logical<std::uint32_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
