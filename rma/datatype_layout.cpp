@@ -118,6 +118,79 @@ std::vector<ByteRun> element_pieces(MPI_Datatype basic, MPI_Count packed_size) {
   return merged;
 }
 
+void add_run(DatatypeLayout& layout, std::int64_t offset, std::int64_t bytes, MPI_Count& position) {
+  if (bytes <= 0) return;
+  if (!layout.runs.empty() && layout.runs.back().offset + layout.runs.back().bytes == offset) {
+    layout.runs.back().bytes += bytes;
+  } else {
+    layout.runs.push_back({offset, bytes});
+    layout.run_starts.push_back(position);
+  }
+  position += bytes;
+}
+
+// The runs of the constructors codes use for patches and tiles (vector,
+// hvector, indexed, hindexed and their block forms, contiguous, dup,
+// resized) over a plain predefined type, read from the type's contents;
+// false for anything else, which the packing method below handles.
+bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
+  MPI_Count n_ints = 0, n_addresses = 0, n_counts = 0, n_types = 0;
+  int combiner = 0;
+  if (PMPI_Type_get_envelope_c(type, &n_ints, &n_addresses, &n_counts, &n_types, &combiner) != MPI_SUCCESS ||
+      n_counts != 0 || n_types != 1) {
+    return false;
+  }
+  std::vector<int> ints(static_cast<std::size_t>(n_ints));
+  std::vector<MPI_Aint> addresses(static_cast<std::size_t>(n_addresses));
+  MPI_Datatype old = MPI_DATATYPE_NULL;
+  if (PMPI_Type_get_contents_c(type, n_ints, n_addresses, 0, 1, ints.data(), addresses.data(), nullptr, &old) !=
+      MPI_SUCCESS) {
+    return false;
+  }
+  MPI_Count i = 0, a = 0, c = 0, t = 0;
+  int old_combiner = 0;
+  PMPI_Type_get_envelope_c(old, &i, &a, &c, &t, &old_combiner);
+  if (!predefined(old_combiner)) {
+    PMPI_Type_free(&old);
+    return false;
+  }
+  MPI_Count size = 0, lb = 0, extent = 0;
+  PMPI_Type_size_c(old, &size);
+  PMPI_Type_get_extent_c(old, &lb, &extent);
+  if (size != extent || old != layout.basic) return false;  // pair types: by packing
+  MPI_Count position = 0;
+  auto block = [&](std::int64_t offset, std::int64_t elements) { add_run(layout, offset, elements * size, position); };
+  switch (combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+      block(0, 1);
+      return true;
+    case MPI_COMBINER_CONTIGUOUS:
+      block(0, ints[0]);
+      return true;
+    case MPI_COMBINER_VECTOR:
+      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{k} * ints[2] * extent, ints[1]);
+      return true;
+    case MPI_COMBINER_HVECTOR:
+      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{k} * addresses[0], ints[1]);
+      return true;
+    case MPI_COMBINER_INDEXED:
+      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{ints[1 + ints[0] + k]} * extent, ints[1 + k]);
+      return true;
+    case MPI_COMBINER_HINDEXED:
+      for (int k = 0; k < ints[0]; ++k) block(addresses[static_cast<std::size_t>(k)], ints[1 + k]);
+      return true;
+    case MPI_COMBINER_INDEXED_BLOCK:
+      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{ints[2 + k]} * extent, ints[1]);
+      return true;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+      for (int k = 0; k < ints[0]; ++k) block(addresses[static_cast<std::size_t>(k)], ints[1]);
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
@@ -172,6 +245,9 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
     layout.run_starts.push_back(0);
     return MPI_SUCCESS;
   }
+  if (decode_runs(type, layout)) return MPI_SUCCESS;
+  layout.runs.clear();
+  layout.run_starts.clear();
   const std::size_t span = static_cast<std::size_t>(layout.true_extent);
   const std::size_t packed = static_cast<std::size_t>(layout.size);
   std::vector<unsigned char> source(span);
