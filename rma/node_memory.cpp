@@ -34,6 +34,33 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
                       std::int64_t bytes, MPI_Op op, MPI_Datatype basic, void* old, const void* compare) {
   if (bytes == 0 || runs.empty()) return MPI_SUCCESS;
   unsigned char* base = segment(local).base + offset;
+  auto lock = [&](std::uint64_t stripes) {
+    for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.lock(std::countr_zero(left));
+  };
+  auto unlock = [&](std::uint64_t stripes) {
+    for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.unlock(std::countr_zero(left));
+  };
+
+  int rc = MPI_SUCCESS;
+  MPI_Count element = 0, lb = 0, extent = 0;
+  PMPI_Type_size_c(basic, &element);
+  PMPI_Type_get_extent_c(basic, &lb, &extent);
+  // Without padding inside an element (every type but the pair types),
+  // runs hold whole elements, so each run can be updated where it lies,
+  // under the locks of its own stripes only: MPI promises atomicity per
+  // element, and a tile's rows then do not all wait for one another.
+  const bool in_place = old == nullptr && compare == nullptr && (runs.size() == 1 || element == extent);
+  if (in_place) {
+    const unsigned char* from = static_cast<const unsigned char*>(origin);
+    for (const ByteRun& run : runs) {
+      const std::uint64_t stripes = stripes_of(local, offset + run.offset, offset + run.offset + run.bytes);
+      lock(stripes);
+      if (rc == MPI_SUCCESS) rc = combine(op, basic, from, base + run.offset, run.bytes / element);
+      unlock(stripes);
+      from += run.bytes;
+    }
+    return rc;
+  }
   std::int64_t low = runs.front().offset;
   std::int64_t high = low;
   for (const ByteRun& run : runs) {
@@ -41,22 +68,8 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
     high = std::max(high, run.offset + run.bytes);
   }
   const std::uint64_t stripes = stripes_of(local, offset + low, offset + high);
-  for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.lock(std::countr_zero(left));
-
-  int rc = MPI_SUCCESS;
-  MPI_Count element = 0, lb = 0, extent = 0;
-  PMPI_Type_size_c(basic, &element);
-  PMPI_Type_get_extent_c(basic, &lb, &extent);
-  // Without padding inside an element (every type but the pair types),
-  // runs hold whole elements, so each run can be updated where it lies.
-  const bool in_place = old == nullptr && compare == nullptr && (runs.size() == 1 || element == extent);
-  if (in_place) {
-    const unsigned char* from = static_cast<const unsigned char*>(origin);
-    for (const ByteRun& run : runs) {
-      if (rc == MPI_SUCCESS) rc = combine(op, basic, from, base + run.offset, run.bytes / element);
-      from += run.bytes;
-    }
-  } else {
+  lock(stripes);
+  {
     // Gather the target's elements into packed order, update, scatter back.
     std::vector<unsigned char> current(static_cast<std::size_t>(bytes));
     std::int64_t position = 0;
@@ -80,7 +93,7 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
       }
     }
   }
-  for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.unlock(std::countr_zero(left));
+  unlock(stripes);
   return rc;
 }
 
