@@ -22,15 +22,17 @@ Needs root for the cluster; about 4 minutes on 2 cores (--quick: about 2).
   bench/acc_hosts.py [--build DIR] [--no-cluster] [--quick] [--busy S] [--idle S]
 """
 import argparse
-import csv
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import host_runs  # noqa: E402
+from host_runs import Failure, Result, format_size  # noqa: E402
+
 REPO = os.path.dirname(HERE)
 SPEC = os.path.join(HERE, "two_hosts.spec")
 VCLUSTER = os.path.join(REPO, "tools", "vcluster")
@@ -41,29 +43,8 @@ PATHS = ["native", "caller", "owner"]
 RUN_TIMEOUT = 900
 
 
-class Failure(Exception):
-    pass
-
-
 def run(command, env, what):
-    """Runs command (its own session, so a timeout stops mpiexec and its
-    proxies too); returns stdout, or raises Failure with the output's tail."""
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise Failure(f"{what}: no result after {RUN_TIMEOUT} s; stopped") from None
-    except BaseException:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise
-    if process.returncode != 0:
-        raise Failure(f"{what} failed (exit {process.returncode}):\n  $ {' '.join(command)}\n" +
-                      "\n".join("  | " + line for line in output.splitlines()[-30:]))
-    return output
+    return host_runs.run(command, env, what, RUN_TIMEOUT)
 
 
 def local_env():
@@ -82,34 +63,6 @@ def cluster_env():
 
 def vcluster(*args):
     return run([VCLUSTER, *args], cluster_env(), f"vcluster {args[0]}")
-
-
-class Result:
-    def __init__(self, title, output):
-        self.title = title
-        lines = output.splitlines()
-        self.header = [line[2:] for line in lines if line.startswith("# ")]
-        table = [line for line in lines if line and not line.startswith("#") and "," in line]
-        self.rows = list(csv.DictReader(table))
-        self.columns = table[0].split(",") if table else []
-        self.machine = next((h for h in self.header if h.startswith("machine:")), "machine: unknown")
-
-    def show(self):
-        print(f"\n=== {self.title}")
-        for line in self.header:
-            print(f"  {line}")
-        if self.rows:
-            widths = [max(len(c), *(len(r[c] or "") for r in self.rows)) for c in self.columns]
-            print("  " + "  ".join(c.rjust(w) for c, w in zip(self.columns, widths)))
-            for r in self.rows:
-                print("  " + "  ".join((r[c] or "").rjust(w) for c, w in zip(self.columns, widths)))
-        sys.stdout.flush()
-
-    def find(self, **match):
-        for r in self.rows:
-            if all(r.get(k) == str(v) for k, v in match.items()):
-                return r
-        return None
 
 
 def bench(args, program, flags, where, title, extra_env):
@@ -170,14 +123,6 @@ def measure(args, results):
     for key, program, flags, where, title, extra_env in runs:
         if where != "local":
             results[key] = bench(args, program, flags, where, title, extra_env)
-
-
-def format_size(size):
-    if size >= 1 << 20 and size % (1 << 20) == 0:
-        return f"{size >> 20} MiB"
-    if size >= 1 << 10 and size % (1 << 10) == 0:
-        return f"{size >> 10} KiB"
-    return f"{size} B"
 
 
 def fmt(value, digits=None):

@@ -34,11 +34,14 @@ import csv
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import host_runs  # noqa: E402
+from host_runs import Failure, format_size  # noqa: E402
+
 REPO = os.path.dirname(HERE)
 SPEC = os.path.join(REPO, "tests", "vcluster", "three_subnets.spec")
 VCLUSTER = os.path.join(REPO, "tools", "vcluster")
@@ -57,10 +60,6 @@ PAYLOAD_PER_RUN = 4 << 20
 RUN_TIMEOUT = 600
 
 
-class Failure(Exception):
-    pass
-
-
 def environment(preload):
     env = dict(os.environ, VCLUSTER_NAME=CLUSTER)
     env.pop("VCLUSTER_PRELOAD", None)
@@ -71,23 +70,7 @@ def environment(preload):
 
 def run(command, preload=None, what=None):
     """Runs command, returns its stdout; on failure shows its output."""
-    # A session of its own, so a timeout can stop mpiexec and its proxies too.
-    process = subprocess.Popen(command, env=environment(preload), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise Failure(f"{what or command[0]}: no result after {RUN_TIMEOUT} s; stopped") from None
-    except BaseException:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise
-    if process.returncode != 0:
-        raise Failure(f"{what or command[0]} failed (exit {process.returncode}):\n  $ {' '.join(command)}\n" +
-                      "\n".join("  | " + line for line in output.splitlines()[-30:]))
-    return output
+    return host_runs.run(command, environment(preload), what or command[0], RUN_TIMEOUT)
 
 
 def vcluster(*args, preload=None, what=None):
@@ -140,14 +123,6 @@ def link_bytes_per_bcast(build, profile, algorithm, size):
         raise Failure(f"{algorithm} at {format_size(size)}: {deltas[1]} bytes with {2 * n} broadcasts, "
                       f"{deltas[0]} with {n}: the counters did not grow with the broadcasts")
     return per_bcast, "+".join(sorted(ran))
-
-
-def format_size(size):
-    if size >= 1 << 20 and size % (1 << 20) == 0:
-        return f"{size >> 20} MiB"
-    if size >= 1 << 10 and size % (1 << 10) == 0:
-        return f"{size >> 10} KiB"
-    return f"{size} B"
 
 
 def format_link_bytes(value, size):

@@ -20,14 +20,16 @@ read the SCHEDULER-BOUND lines of the runs with more ranks than cores.
   bench/mirror_hosts.py [--build DIR] [--no-cluster] [--quick]
 """
 import argparse
-import csv
 import os
 import signal
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import host_runs  # noqa: E402
+from host_runs import Failure, Result, format_size  # noqa: E402
+
 REPO = os.path.dirname(HERE)
 SPEC = os.path.join(HERE, "four_hosts.spec")
 VCLUSTER = os.path.join(REPO, "tools", "vcluster")
@@ -37,29 +39,8 @@ PROGRAMS = ["mirror_access", "mirror_merge", "mirror_matmul", "mirror_dft"]
 RUN_TIMEOUT = 900
 
 
-class Failure(Exception):
-    pass
-
-
 def run(command, env, what):
-    """Runs command (its own session, so a timeout stops mpiexec and its
-    proxies too); returns stdout, or raises Failure with the output's tail."""
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise Failure(f"{what}: no result after {RUN_TIMEOUT} s; stopped") from None
-    except BaseException:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise
-    if process.returncode != 0:
-        raise Failure(f"{what} failed (exit {process.returncode}):\n  $ {' '.join(command)}\n" +
-                      "\n".join("  | " + line for line in output.splitlines()[-30:]))
-    return output
+    return host_runs.run(command, env, what, RUN_TIMEOUT)
 
 
 def local_env():
@@ -76,29 +57,6 @@ def cluster_env():
 
 def vcluster(*args, what=None):
     return run([VCLUSTER, *args], cluster_env(), what or f"vcluster {args[0]}")
-
-
-class Result:
-    def __init__(self, title, output):
-        self.title = title
-        lines = output.splitlines()
-        self.header = [line[2:] for line in lines if line.startswith("# ")]
-        table = [line for line in lines if line and not line.startswith("#") and "," in line]
-        self.rows = list(csv.DictReader(table))
-        self.columns = table[0].split(",") if table else []
-        self.machine = next((h for h in self.header if h.startswith("machine:")), "machine: unknown")
-
-    def show(self):
-        print(f"\n=== {self.title}")
-        for line in self.header:
-            print(f"  {line}")
-        if not self.rows:
-            return
-        widths = [max(len(c), *(len(r[c]) for r in self.rows)) for c in self.columns]
-        print("  " + "  ".join(c.rjust(w) for c, w in zip(self.columns, widths)))
-        for r in self.rows:
-            print("  " + "  ".join(r[c].rjust(w) for c, w in zip(self.columns, widths)))
-        sys.stdout.flush()
 
 
 def bench(args, program, flags, ranks, where, title):
@@ -272,14 +230,6 @@ def summarize(results, elapsed):
           "(see their headers). Bytes per process are computed from the algorithms (see mirror_merge's header), "
           "not counted on the wire.")
     print(f"mirror_hosts: {elapsed:.0f} s in all")
-
-
-def format_size(size):
-    if size >= 1 << 20:
-        return f"{size >> 20} MiB" if size % (1 << 20) == 0 else f"{size / (1 << 20):.2f} MiB"
-    if size >= 1 << 10:
-        return f"{size >> 10} KiB" if size % (1 << 10) == 0 else f"{size / (1 << 10):.1f} KiB"
-    return f"{size} B"
 
 
 def main(argv):
