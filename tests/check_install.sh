@@ -41,8 +41,12 @@ flags=$(pkg-config --define-variable=prefix="$prefix" --cflags --libs shim)
 libdir=$(pkg-config --define-variable=prefix="$prefix" --variable=libdir shim)
 # A sanitized libshim needs its runtime linked first into the program.
 sanitize=()
-ldd "$libdir/libshim.so" | grep -q libasan && sanitize=(-fsanitize=address,undefined)
+# (ldd's output is read whole first: with pipefail, `ldd | grep -q` fails
+# whenever grep stops reading before ldd has written everything.)
+library_deps=$(ldd "$libdir/libshim.so")
+[[ $library_deps == *libasan* ]] && sanitize=(-fsanitize=address,undefined)
 # shellcheck disable=SC2086
 mpicc "${sanitize[@]}" "$scratch/consumer.c" -o "$scratch/consumer" $flags -Wl,-rpath,"$libdir"
-ldd "$scratch/consumer" | grep -q "$libdir/libshim.so" || { echo "FAIL: consumer is not linked to the installed libshim"; exit 1; }
+consumer_deps=$(ldd "$scratch/consumer")
+[[ $consumer_deps == *"$libdir/libshim.so"* ]] || { echo "FAIL: consumer is not linked to the installed libshim"; exit 1; }
 mpiexec -n 1 "$scratch/consumer"
