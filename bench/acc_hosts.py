@@ -23,7 +23,6 @@ Needs root for the cluster; about 4 minutes on 2 cores (--quick: about 2).
 """
 import argparse
 import os
-import signal
 import socket
 import sys
 import time
@@ -252,39 +251,14 @@ def main(argv):
                         help="seconds of sleep per --server-idle phase; default %(default)s")
     args = parser.parse_args(argv)
     args.build = os.path.abspath(args.build)
-    if not args.no_cluster and os.geteuid() != 0:
-        print("acc_hosts: needs root for the emulated cluster (vcluster); --no-cluster runs the rest", file=sys.stderr)
-        return 77
-    for program in PROGRAMS:
-        if not os.path.exists(os.path.join(args.build, "bench", program)):
-            print(f"acc_hosts: {os.path.join(args.build, 'bench', program)} is missing: build shim first "
-                  f"(meson compile -C {args.build})", file=sys.stderr)
-            return 2
-
-    # SIGTERM (a timeout around this script) must unwind through `finally`
-    # like Ctrl-C, so the cluster comes down.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    refusal = host_runs.preflight("acc_hosts", args.build, PROGRAMS, need_root=not args.no_cluster)
+    if refusal is not None:
+        return refusal
     start = time.monotonic()
-    status = 0
     results = {}
-    try:
-        measure(args, results)
-    except Failure as error:
-        print(f"acc_hosts: {error}", file=sys.stderr)
-        status = 1
-    except KeyboardInterrupt:
-        print("acc_hosts: interrupted", file=sys.stderr)
-        status = 130
-    finally:
-        if not args.no_cluster:
-            # A second Ctrl-C or SIGTERM must not cut the teardown short.
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            try:
-                print(vcluster("down").strip(), flush=True)
-            except Failure as error:
-                print(f"acc_hosts: {error}", file=sys.stderr)
-                status = status or 1
+    status = host_runs.run_measurement(
+        "acc_hosts", lambda: measure(args, results),
+        None if args.no_cluster else lambda: print(vcluster("down").strip(), flush=True))
     if results:
         summarize(results, time.monotonic() - start)
     return status

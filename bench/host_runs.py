@@ -6,6 +6,7 @@ import csv
 import os
 import signal
 import subprocess
+import sys
 
 
 class Failure(Exception):
@@ -69,3 +70,43 @@ def format_size(size):
     if size >= 1 << 10:
         return f"{size >> 10} KiB" if size % (1 << 10) == 0 else f"{size / (1 << 10):.1f} KiB"
     return f"{size} B"
+
+
+def preflight(name, build, programs, need_root):
+    """None when the driver can run; else the exit status, with one line on
+    stderr saying why."""
+    if need_root and os.geteuid() != 0:
+        print(f"{name}: needs root for the emulated cluster (vcluster); --no-cluster runs the rest", file=sys.stderr)
+        return 77
+    for program in programs:
+        path = os.path.join(build, "bench", program)
+        if not os.path.exists(path):
+            print(f"{name}: {path} is missing: build shim first (meson compile -C {build})", file=sys.stderr)
+            return 2
+    return None
+
+
+def run_measurement(name, measure, take_down=None):
+    """Runs measure(); returns the exit status. take_down() runs afterwards
+    whatever happened, and a second Ctrl-C or SIGTERM cannot cut it short;
+    SIGTERM (a timeout around the driver) unwinds like Ctrl-C."""
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    status = 0
+    try:
+        measure()
+    except Failure as error:
+        print(f"{name}: {error}", file=sys.stderr)
+        status = 1
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        status = 130
+    finally:
+        if take_down is not None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            try:
+                take_down()
+            except Failure as error:
+                print(f"{name}: {error}", file=sys.stderr)
+                status = status or 1
+    return status

@@ -21,7 +21,6 @@ read the SCHEDULER-BOUND lines of the runs with more ranks than cores.
 """
 import argparse
 import os
-import signal
 import sys
 import time
 
@@ -240,37 +239,14 @@ def main(argv):
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test, not for figures)")
     args = parser.parse_args(argv)
     args.build = os.path.abspath(args.build)
-    if not args.no_cluster and os.geteuid() != 0:
-        print("mirror_hosts: needs root for the emulated cluster (vcluster); --no-cluster runs the rest",
-              file=sys.stderr)
-        return 77
-    for program in PROGRAMS:
-        if not os.path.exists(os.path.join(args.build, "bench", program)):
-            print(f"mirror_hosts: {os.path.join(args.build, 'bench', program)} is missing: build shim first "
-                  f"(ninja -C {args.build})", file=sys.stderr)
-            return 2
-
-    # SIGTERM (a timeout around this script) must unwind through `finally`
-    # like Ctrl-C, so the cluster comes down.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    refusal = host_runs.preflight("mirror_hosts", args.build, PROGRAMS, need_root=not args.no_cluster)
+    if refusal is not None:
+        return refusal
     start = time.monotonic()
-    status = 0
     results = {}
-    try:
-        results = measure(args)
-    except Failure as error:
-        print(f"mirror_hosts: {error}", file=sys.stderr)
-        status = 1
-    except KeyboardInterrupt:
-        print("mirror_hosts: interrupted", file=sys.stderr)
-        status = 130
-    finally:
-        if not args.no_cluster:
-            try:
-                print(vcluster("down").strip(), flush=True)
-            except Failure as error:
-                print(f"mirror_hosts: {error}", file=sys.stderr)
-                status = status or 1
+    status = host_runs.run_measurement(
+        "mirror_hosts", lambda: results.update(measure(args)),
+        None if args.no_cluster else lambda: print(vcluster("down").strip(), flush=True))
     if results:
         summarize(results, time.monotonic() - start)
     return status
