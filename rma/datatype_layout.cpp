@@ -52,10 +52,7 @@ int find_basic(MPI_Datatype type, MPI_Datatype& basic) {
     if (part_basic == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && basic != part_basic)) mixed = true;
     if (basic == MPI_DATATYPE_NULL) basic = part_basic;
     // get_contents hands out new handles for derived parts only.
-    MPI_Count i = 0, a = 0, c = 0, t = 0;
-    int part_combiner = 0;
-    PMPI_Type_get_envelope_c(part, &i, &a, &c, &t, &part_combiner);
-    if (!predefined(part_combiner)) PMPI_Type_free(&part);
+    if (!predefined_type(part)) PMPI_Type_free(&part);
   }
   if (mixed) basic = MPI_DATATYPE_NULL;
   return rc;
@@ -147,10 +144,7 @@ bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
       MPI_SUCCESS) {
     return false;
   }
-  MPI_Count i = 0, a = 0, c = 0, t = 0;
-  int old_combiner = 0;
-  PMPI_Type_get_envelope_c(old, &i, &a, &c, &t, &old_combiner);
-  if (!predefined(old_combiner)) {
+  if (!predefined_type(old)) {
     PMPI_Type_free(&old);
     return false;
   }
@@ -312,6 +306,13 @@ void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count byt
     }
     position += take;
   }
+}
+
+bool predefined_type(MPI_Datatype type) {
+  MPI_Count ints = 0, addresses = 0, counts = 0, types = 0;
+  int combiner = 0;
+  return PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner) == MPI_SUCCESS &&
+         predefined(combiner);
 }
 
 void free_datatype_layout_keyval() {

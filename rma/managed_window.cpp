@@ -371,16 +371,11 @@ int ManagedWindow::apply_owner(const AccumulateCall& call, const DatatypeLayout&
                                const std::shared_ptr<ResultAssembly>& result, unsigned char* old_stream) {
   const Target& target = targets_[static_cast<std::size_t>(call.target)];
   const std::int64_t offset = static_cast<std::int64_t>(call.displacement) * target.disp_unit;
-  if (result && !target.same_node && target_layout.basic != MPI_DATATYPE_NULL) {
+  if (result && !target.same_node && !predefined_type(call.result_type)) {
     // The reply is unpacked with the user's result type: keep it alive even
     // if the user frees it before completion.
-    int combiner = 0;
-    MPI_Count i = 0, a = 0, c = 0, t = 0;
-    PMPI_Type_get_envelope_c(call.result_type, &i, &a, &c, &t, &combiner);
-    if (combiner != MPI_COMBINER_NAMED) {
-      SHIM_RMA_TRY(PMPI_Type_dup(call.result_type, &result->result_type));
-      result->owns_type = true;
-    }
+    SHIM_RMA_TRY(PMPI_Type_dup(call.result_type, &result->result_type));
+    result->owns_type = true;
   }
   std::vector<ByteRun> runs;
   for (std::int64_t first = 0; first < bytes;) {

@@ -63,13 +63,18 @@ AccumulateCall fetching_call(const void* origin, MPI_Count origin_count, MPI_Dat
   return call;
 }
 
-// Completes what shim shipped on a managed window (of any path), before MPI
-// ends an epoch or flushes.
-int complete(MPI_Win win) {
-  if (!shim::shim_active()) return MPI_SUCCESS;
-  ManagedWindow* window = ManagedWindow::of(win);
-  if (window == nullptr || window->path() == AccumulatePath::native) return MPI_SUCCESS;
-  return raise_on(win, window->complete_all());
+// Completes what shim shipped on a managed window (nullptr: nothing to
+// complete), before MPI ends an epoch or flushes.
+int complete(ManagedWindow* window) {
+  return window == nullptr ? MPI_SUCCESS : raise_on(window->user_window(), window->complete_all());
+}
+
+// The synchronisation calls that only need shim's operations completed
+// first: then MPI's own call.
+template <typename PmpiCall>
+int after_completion(MPI_Win win, PmpiCall pmpi_call) {
+  const int rc = complete(managed(win));
+  return rc != MPI_SUCCESS ? rc : pmpi_call();
 }
 
 }  // namespace
@@ -246,7 +251,7 @@ SHIM_EXPORT int MPI_Win_lock_all(int assert_flags, MPI_Win win) {
 
 SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
   if (ManagedWindow* window = managed(win)) {
-    const int rc = complete(win);
+    const int rc = complete(window);
     window->note_unlock(rank);
     if (rc != MPI_SUCCESS) return rc;
   }
@@ -255,7 +260,7 @@ SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
 
 SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
   if (ManagedWindow* window = managed(win)) {
-    const int rc = complete(win);
+    const int rc = complete(window);
     window->note_unlock_all();
     if (rc != MPI_SUCCESS) return rc;
   }
@@ -263,35 +268,29 @@ SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
 }
 
 SHIM_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
-  const int rc = complete(win);
-  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush(rank, win);
+  return after_completion(win, [&] { return PMPI_Win_flush(rank, win); });
 }
 
 SHIM_EXPORT int MPI_Win_flush_all(MPI_Win win) {
-  const int rc = complete(win);
-  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush_all(win);
+  return after_completion(win, [&] { return PMPI_Win_flush_all(win); });
 }
 
 // Local completion of a fetching operation is its result being in, so the
 // local flushes complete as much as the remote ones.
 SHIM_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win) {
-  const int rc = complete(win);
-  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush_local(rank, win);
+  return after_completion(win, [&] { return PMPI_Win_flush_local(rank, win); });
 }
 
 SHIM_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
-  const int rc = complete(win);
-  return rc != MPI_SUCCESS ? rc : PMPI_Win_flush_local_all(win);
+  return after_completion(win, [&] { return PMPI_Win_flush_local_all(win); });
 }
 
 SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
-  const int rc = complete(win);
-  return rc != MPI_SUCCESS ? rc : PMPI_Win_fence(assert_flags, win);
+  return after_completion(win, [&] { return PMPI_Win_fence(assert_flags, win); });
 }
 
 SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
-  const int rc = complete(win);
-  return rc != MPI_SUCCESS ? rc : PMPI_Win_complete(win);
+  return after_completion(win, [&] { return PMPI_Win_complete(win); });
 }
 
 // Same-node owner-computes writes the target's memory with plain stores
