@@ -1422,48 +1422,38 @@ class Epoch {
         verify_own_locked();
         break;
       }
-      case Sync::Flush: {
-        // Even ranks flush each target as they go, odd ones all at the end;
-        // then read back with MPI_Get what only they wrote, in the epoch.
-        sync_ok(MPI_Win_lock_all(0, w_.win), where_ + ": MPI_Win_lock_all");
-        const bool each = c_.rank % 2 == 0;
-        for (int t : targets()) {
-          issue_all(t);
-          wait_requests(t);
-          if (each) {
-            sync_ok(MPI_Win_flush(t, w_.win), where_ + ": MPI_Win_flush " + str(t));
-            check_results(t);
+      case Sync::Flush:
+      case Sync::FlushLocal: {
+        // Even ranks flush each target as they go, odd ones all at the end.
+        // After a flush, read back with MPI_Get what only they wrote, in
+        // the epoch; after local completion the origin buffers are the
+        // caller's again: overwrite them, and the targets must not see it.
+        const bool local = sync_ == Sync::FlushLocal;
+        const std::string flush_name = local ? "MPI_Win_flush_local" : "MPI_Win_flush";
+        auto after_flush = [&](int t) {
+          if (local) {
+            scribble(t);
+          } else {
             get_back(t);
           }
-        }
-        if (!each) {
-          sync_ok(MPI_Win_flush_all(w_.win), where_ + ": MPI_Win_flush_all");
-          check_results_all();
-          for (int t : targets()) get_back(t);
-        }
-        sync_ok(MPI_Win_unlock_all(w_.win), where_ + ": MPI_Win_unlock_all");
-        PMPI_Barrier(c_.comm);
-        verify_own_locked();
-        break;
-      }
-      case Sync::FlushLocal: {
-        // After local completion the origin buffers are the caller's again:
-        // overwrite them; the targets must not see it.
+        };
         sync_ok(MPI_Win_lock_all(0, w_.win), where_ + ": MPI_Win_lock_all");
         const bool each = c_.rank % 2 == 0;
         for (int t : targets()) {
           issue_all(t);
           wait_requests(t);
           if (each) {
-            sync_ok(MPI_Win_flush_local(t, w_.win), where_ + ": MPI_Win_flush_local " + str(t));
+            sync_ok(local ? MPI_Win_flush_local(t, w_.win) : MPI_Win_flush(t, w_.win),
+                    where_ + ": " + flush_name + " " + str(t));
             check_results(t);
-            scribble(t);
+            after_flush(t);
           }
         }
         if (!each) {
-          sync_ok(MPI_Win_flush_local_all(w_.win), where_ + ": MPI_Win_flush_local_all");
+          sync_ok(local ? MPI_Win_flush_local_all(w_.win) : MPI_Win_flush_all(w_.win),
+                  where_ + ": " + flush_name + "_all");
           check_results_all();
-          for (int t : targets()) scribble(t);
+          for (int t : targets()) after_flush(t);
         }
         sync_ok(MPI_Win_unlock_all(w_.win), where_ + ": MPI_Win_unlock_all");
         PMPI_Barrier(c_.comm);
