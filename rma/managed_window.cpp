@@ -426,7 +426,6 @@ int ManagedWindow::ship(const Target& target, std::int64_t target_offset, const 
       std::memcpy(out + sizeof header + runs_bytes + bytes, compare, static_cast<std::size_t>(bytes));
     }
   };
-  ++shipped_requests_;
   if (!result && compare == nullptr && size <= static_cast<std::size_t>(kBatchBytes)) {
     const auto pending = batches_.find(server);
     if (pending != batches_.end() && pending->second.bytes.size() + size > static_cast<std::size_t>(kBatchBytes)) {

@@ -89,9 +89,6 @@ class ManagedWindow {
   void note_unlock(int target);
   void note_unlock_all();
 
-  // For tests and benchmarks: operations this process shipped to servers.
-  std::uint64_t shipped_requests() const { return shipped_requests_; }
-
  private:
   struct Target {
     int world_rank = 0;
@@ -147,7 +144,6 @@ class ManagedWindow {
     std::size_t last = 0;  // offset of the last request's header
   };
   std::map<int, Batch> batches_;  // per server world rank
-  std::uint64_t shipped_requests_ = 0;
 };
 
 }  // namespace shim::rma

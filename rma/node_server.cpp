@@ -51,8 +51,6 @@ std::shared_ptr<NodeMemory> NodeServer::window(std::uint64_t id) {
   return found == windows_.end() ? nullptr : found->second;
 }
 
-ServerStats NodeServer::stats() const { return {requests_.load(), payload_bytes_.load()}; }
-
 // Requests are received into a few pre-posted buffers, so the transfer of
 // the next chunk overlaps applying this one. The oldest posted receive is
 // always handled first: receives match messages in the order they were
@@ -127,8 +125,6 @@ std::int64_t NodeServer::handle_one(int source, const unsigned char* request, st
   std::memcpy(&header, request, sizeof header);
   const std::int64_t size = static_cast<std::int64_t>(
       padded_request_bytes(static_cast<std::size_t>(std::max(header.run_count, 0)), header.payload_bytes));
-  requests_.fetch_add(1, std::memory_order_relaxed);
-  payload_bytes_.fetch_add(static_cast<std::uint64_t>(header.payload_bytes), std::memory_order_relaxed);
   std::int32_t status = MPI_SUCCESS;
   std::vector<unsigned char> result;
   if (header.flags & kWantResult) result.resize(static_cast<std::size_t>(header.data_bytes));

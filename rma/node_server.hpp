@@ -20,11 +20,6 @@
 
 namespace shim::rma {
 
-struct ServerStats {
-  std::uint64_t requests = 0;
-  std::uint64_t payload_bytes = 0;
-};
-
 class NodeServer {
  public:
   // Starts the thread; `comm` is the server communicator.
@@ -36,7 +31,6 @@ class NodeServer {
 
   void add_window(std::uint64_t id, std::shared_ptr<NodeMemory> memory);
   void remove_window(std::uint64_t id);
-  ServerStats stats() const;
 
  private:
   struct PendingReply {
@@ -58,8 +52,6 @@ class NodeServer {
   mutable std::mutex windows_mutex_;
   std::map<std::uint64_t, std::shared_ptr<NodeMemory>> windows_;
   std::vector<PendingReply> replies_;  // the thread's own
-  std::atomic<std::uint64_t> requests_{0};
-  std::atomic<std::uint64_t> payload_bytes_{0};
   std::thread thread_;
 };
 
