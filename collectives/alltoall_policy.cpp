@@ -3,6 +3,8 @@
 #include <array>
 #include <limits>
 
+#include "common/format.hpp"
+
 namespace shim::coll {
 
 namespace {
@@ -75,15 +77,5 @@ std::string explain(const AlltoallDecision& decision, const AlltoallPolicyInput&
 }
 
 bool alltoall_native_for_every_block(int nodes, int ppn) { return nodes <= 1 || ppn <= 1; }
-
-std::string format_bytes(std::int64_t bytes) {
-  static constexpr std::array<const char*, 4> kUnits = {"B", "KiB", "MiB", "GiB"};
-  std::size_t unit = 0;
-  while (unit + 1 < kUnits.size() && bytes >= 1024 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return std::to_string(bytes) + " " + kUnits[unit];
-}
 
 }  // namespace shim::coll

@@ -56,7 +56,4 @@ std::string explain(const AlltoallDecision& decision, const AlltoallPolicyInput&
 // process per node. Every sub-communicator of such a layout is one too.
 bool alltoall_native_for_every_block(int nodes, int ppn);
 
-// "512 B", "16 KiB", "1 MiB": exact binary units where they divide evenly.
-std::string format_bytes(std::int64_t bytes);
-
 }  // namespace shim::coll

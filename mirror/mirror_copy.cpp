@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "mirror/element_type.hpp"
+#include "common/element_type.hpp"
 #include "mirror/mirror_error.hpp"
 
 namespace shim::mirror {

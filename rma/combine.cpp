@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "mirror/element_type.hpp"
+#include "common/element_type.hpp"
 
 namespace shim::rma {
 
@@ -68,8 +68,8 @@ bool apply_typed(MPI_Op op, const void* origin, void* target, MPI_Count count) {
 // shim's own kernels for every integer, floating-point and complex kind:
 // MPICH 4.0.2's MPI_Reduce_local compares MPI_UNSIGNED as signed under
 // MPI_MAX (4294967292 > 4 comes out false), so it is not trusted with them.
-bool apply_kind(mirror::ElementKind kind, MPI_Op op, const void* origin, void* target, MPI_Count count) {
-  using mirror::ElementKind;
+bool apply_kind(shim::ElementKind kind, MPI_Op op, const void* origin, void* target, MPI_Count count) {
+  using shim::ElementKind;
   switch (kind) {
     case ElementKind::int8: return apply_typed<std::int8_t>(op, origin, target, count);
     case ElementKind::int16: return apply_typed<std::int16_t>(op, origin, target, count);
@@ -105,8 +105,8 @@ bool apply_logical(MPI_Op op, const void* origin, void* target, MPI_Count count)
 enum class Category { integer, real, complex, logical, byte, pair, other };
 
 Category category_of(MPI_Datatype basic) {
-  using mirror::ElementKind;
-  if (const auto kind = mirror::element_kind_of(basic)) {
+  using shim::ElementKind;
+  if (const auto kind = shim::element_kind_of(basic)) {
     switch (*kind) {
       case ElementKind::float32: case ElementKind::float64: case ElementKind::long_double: return Category::real;
       case ElementKind::complex_float32: case ElementKind::complex_float64: case ElementKind::complex_long_double:
@@ -150,7 +150,7 @@ struct BasicFacts {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Count size = 0;
   Category category = Category::other;
-  std::optional<mirror::ElementKind> kind;
+  std::optional<shim::ElementKind> kind;
 };
 
 const BasicFacts& facts_of(MPI_Datatype basic) {
@@ -159,7 +159,7 @@ const BasicFacts& facts_of(MPI_Datatype basic) {
     last.type = basic;
     PMPI_Type_size_c(basic, &last.size);
     last.category = category_of(basic);
-    last.kind = mirror::element_kind_of(basic);
+    last.kind = shim::element_kind_of(basic);
   }
   return last;
 }

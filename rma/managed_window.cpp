@@ -9,7 +9,7 @@
 #include "rma/protocol.hpp"
 #include "rma/rma_runtime.hpp"
 #include "shim/comm_state.hpp"
-#include "shim/log.hpp"
+#include "common/log.hpp"
 #include "shim/runtime.hpp"
 
 namespace shim::rma {
@@ -139,12 +139,12 @@ int ManagedWindow::create(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm 
   PMPI_Info_free(&shared_info);
   SHIM_RMA_TRY(rc);
   std::uint32_t* lock_words = nullptr;
-  const MPI_Aint lock_bytes = node_rank == 0 ? static_cast<MPI_Aint>(mirror::StripeLocks::kBytes) : 0;
+  const MPI_Aint lock_bytes = node_rank == 0 ? static_cast<MPI_Aint>(shim::StripeLocks::kBytes) : 0;
   SHIM_RMA_TRY(PMPI_Win_allocate_shared(lock_bytes, 1, MPI_INFO_NULL, w->node_comm_, &lock_words, &w->lock_window_));
   MPI_Aint queried_size = 0;
   int queried_unit = 0;
   SHIM_RMA_TRY(PMPI_Win_shared_query(w->lock_window_, 0, &queried_size, &queried_unit, &lock_words));
-  if (node_rank == 0) std::memset(lock_words, 0, mirror::StripeLocks::kBytes);
+  if (node_rank == 0) std::memset(lock_words, 0, shim::StripeLocks::kBytes);
   std::vector<Segment> segments(static_cast<std::size_t>(node_size));
   for (int local = 0; local < node_size; ++local) {
     void* segment_base = nullptr;

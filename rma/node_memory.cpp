@@ -16,7 +16,7 @@ constexpr int kStripeShift = 12;  // 4 KiB of a segment per stripe
 // The stripes [begin, end) of segment `local` covers, as a bit set: taken in
 // increasing order, so two appliers never wait on each other in a cycle.
 std::uint64_t stripes_of(int local, std::int64_t begin, std::int64_t end) {
-  constexpr int kStripes = mirror::StripeLocks::kStripes;
+  constexpr int kStripes = shim::StripeLocks::kStripes;
   static_assert(kStripes == 64);
   const std::int64_t first = begin >> kStripeShift;
   const std::int64_t last = (end - 1) >> kStripeShift;

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "mirror/stripe_locks.hpp"
+#include "common/stripe_locks.hpp"
 #include "rma/datatype_layout.hpp"
 
 namespace shim::rma {
@@ -39,7 +39,7 @@ class NodeMemory {
 
  private:
   std::vector<Segment> segments_;
-  mirror::StripeLocks locks_;
+  shim::StripeLocks locks_;
 };
 
 }  // namespace shim::rma

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "rma/protocol.hpp"
-#include "shim/log.hpp"
+#include "common/log.hpp"
 
 namespace shim::rma {
 

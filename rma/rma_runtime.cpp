@@ -7,7 +7,7 @@
 #include "rma/managed_window.hpp"
 #include "rma/node_server.hpp"
 #include "shim/comm_state.hpp"
-#include "shim/log.hpp"
+#include "common/log.hpp"
 #include "shim/runtime.hpp"
 
 namespace shim::rma {

@@ -1,3 +1,4 @@
+#include "common/format.hpp"
 #include "shim/alltoall_dispatch.hpp"
 
 #include "shim/dispatch_support.hpp"
@@ -119,8 +120,8 @@ AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm)
   if (state->inter()) return decline(*state, recv_block, "intercommunicator (not supported by shim)");
   if (send_block != recv_block) {
     return decline(*state, recv_block,
-                   "send and receive blocks differ (" + coll::format_bytes(send_block) + " vs " +
-                       coll::format_bytes(recv_block) + "): native MPI reports the mismatch");
+                   "send and receive blocks differ (" + format_bytes(send_block) + " vs " +
+                       format_bytes(recv_block) + "): native MPI reports the mismatch");
   }
   if (recv_block == 0) return decline(*state, 0, "empty blocks: nothing to exchange");
 

@@ -1,7 +1,8 @@
+#include "common/format.hpp"
 #include "shim/dispatch_support.hpp"
 
 #include "collectives/alltoall_policy.hpp"
-#include "shim/log.hpp"
+#include "common/log.hpp"
 #include "shim/stats.hpp"
 
 namespace shim {
@@ -10,7 +11,7 @@ void announce_decision(std::string_view collective, const CommState& state, cons
                        std::string_view size_label, std::int64_t bytes, std::string_view algorithm,
                        const std::string& reason) {
   print_line(std::string(collective) + " on " + state.label() + ": " + what + "; " + std::string(size_label) + " " +
-             coll::format_bytes(bytes) + " (class " + stats::size_class_label(stats::size_class(bytes)) + ") -> " +
+             format_bytes(bytes) + " (class " + stats::size_class_label(stats::size_class(bytes)) + ") -> " +
              std::string(algorithm) + ": " + reason);
 }
 

@@ -10,7 +10,7 @@
 #include "rma/rma_runtime.hpp"
 #include "topology/network_picture.hpp"
 #include "shim/comm_state.hpp"
-#include "shim/log.hpp"
+#include "common/log.hpp"
 #include "shim/stats.hpp"
 
 namespace shim {

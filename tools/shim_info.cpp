@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/format.hpp"
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
 #include "rma/accumulate_policy.hpp"
@@ -233,8 +234,8 @@ void print_policy() {
   std::cout << "\nAlltoall policy (applies when SHIM_ALLTOALL=auto; the first matching rule decides)\n"
             << "  in effect: SHIM_ALLTOALL=" << shim::name(config.alltoall)
             << ", SHIM_NIC=" << shim::topo::name(config.nic)
-            << ", SHIM_ALLTOALL_SA_MAX=" << shim::coll::format_bytes(thresholds.sa_max_bytes)
-            << ", SHIM_ALLTOALL_LEADER_MAX=" << shim::coll::format_bytes(thresholds.leader_max_bytes) << '\n';
+            << ", SHIM_ALLTOALL_SA_MAX=" << shim::format_bytes(thresholds.sa_max_bytes)
+            << ", SHIM_ALLTOALL_LEADER_MAX=" << shim::format_bytes(thresholds.leader_max_bytes) << '\n';
   if (config.alltoall != shim::AlltoallChoice::automatic) {
     std::cout << "  SHIM_ALLTOALL=" << shim::name(config.alltoall) << " overrides this table\n";
   }
@@ -287,7 +288,7 @@ void print_decisions(const shim::CommState& state, const shim::topo::Hierarchy& 
   std::vector<std::vector<std::string>> rows = {{"block", "algorithm", "rule", "messages", "flat", "reason"}};
   for (std::int64_t block = 1; block <= kLargestBlock; block *= 2) {
     const shim::AlltoallChoiceMade made = shim::decide_alltoall(state, hierarchy, block);
-    rows.push_back({shim::coll::format_bytes(block), std::string(shim::coll::name(made.algorithm)),
+    rows.push_back({shim::format_bytes(block), std::string(shim::coll::name(made.algorithm)),
                     std::string(shim::rule_name(made)), messages[static_cast<std::size_t>(made.algorithm)], flat,
                     shim::explain_alltoall(made, hierarchy, block)});
   }
@@ -319,7 +320,7 @@ void print_bcast_policy() {
   const shim::Config& config = shim::config();
   std::cout << "\nBroadcast policy (applies when SHIM_BCAST=auto; the first matching rule decides)\n"
             << "  in effect: SHIM_BCAST=" << shim::name(config.bcast) << ", tree fan-out " << shim::bcast_fanout()
-            << ", SHIM_BCAST_SEGMENT=" << shim::coll::format_bytes(config.bcast_segment_bytes) << '\n';
+            << ", SHIM_BCAST_SEGMENT=" << shim::format_bytes(config.bcast_segment_bytes) << '\n';
   std::vector<std::vector<std::string>> rows = {{"rule", "algorithm", "condition"}};
   const std::span<const shim::coll::BcastRule> rules = shim::coll::bcast_rules();
   for (const shim::coll::BcastRule& rule : rules) {
@@ -358,7 +359,7 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
       nodes = std::to_string(links.inter_node);
       crossings = std::to_string(links.inter_subnet);
     }
-    rows.push_back({shim::coll::format_bytes(bytes), std::string(shim::coll::name(made.algorithm)),
+    rows.push_back({shim::format_bytes(bytes), std::string(shim::coll::name(made.algorithm)),
                     std::string(shim::rule_name(made)), nodes, crossings, shim::explain_bcast(made, state, bytes)});
   }
   print_indented(table_lines(rows), "  ");

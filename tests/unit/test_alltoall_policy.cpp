@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "common/format.hpp"
 #include "collectives/alltoall_policy.hpp"
 
 using shim::coll::AlltoallAlgorithm;
@@ -75,9 +76,9 @@ TEST_CASE("every decision names its rule and explains itself with numbers", "[po
 }
 
 TEST_CASE("byte formatting", "[policy]") {
-  CHECK(shim::coll::format_bytes(0) == "0 B");
-  CHECK(shim::coll::format_bytes(1000) == "1000 B");
-  CHECK(shim::coll::format_bytes(16384) == "16 KiB");
-  CHECK(shim::coll::format_bytes(3 << 20) == "3 MiB");
-  CHECK(shim::coll::format_bytes(1536) == "1536 B");
+  CHECK(shim::format_bytes(0) == "0 B");
+  CHECK(shim::format_bytes(1000) == "1000 B");
+  CHECK(shim::format_bytes(16384) == "16 KiB");
+  CHECK(shim::format_bytes(3 << 20) == "3 MiB");
+  CHECK(shim::format_bytes(1536) == "1536 B");
 }
