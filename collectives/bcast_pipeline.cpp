@@ -4,15 +4,14 @@
 #include <cstdint>
 #include <deque>
 
+#include "common/message_tags.hpp"
+
 namespace shim::coll {
 
 namespace {
 
 // Segments a rank keeps in flight from its parent, and per child.
-constexpr std::int64_t kWindow = 8;
-// Distinct from the alltoall schedules' tags (their phase numbers) on the
-// same private communicator.
-constexpr int kTag = 1000;
+constexpr std::int64_t kSegmentsInFlight = 8;
 
 MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
 void* pointer_at(MPI_Aint address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
@@ -74,13 +73,13 @@ int run_tree_bcast(const BcastBuffer& buffer, int parent, const std::vector<int>
   std::int64_t posted = 0;
   auto post_receives = [&] {
     while (parent >= 0 && rc == MPI_SUCCESS && posted < plan.segments &&
-           static_cast<std::int64_t>(receives.size()) < kWindow) {
+           static_cast<std::int64_t>(receives.size()) < kSegmentsInFlight) {
       const Piece p = piece(posted++);
       receives.push_back(MPI_REQUEST_NULL);
-      rc = PMPI_Irecv_c(p.address, p.count, p.type, parent, kTag, shadow, &receives.back());
+      rc = PMPI_Irecv_c(p.address, p.count, p.type, parent, tags::kBcastSegment, shadow, &receives.back());
     }
   };
-  const std::size_t send_limit = static_cast<std::size_t>(kWindow) * std::max<std::size_t>(1, children.size());
+  const std::size_t send_limit = static_cast<std::size_t>(kSegmentsInFlight) * std::max<std::size_t>(1, children.size());
 
   post_receives();
   for (std::int64_t s = 0; s < plan.segments && rc == MPI_SUCCESS; ++s) {
@@ -93,7 +92,7 @@ int run_tree_bcast(const BcastBuffer& buffer, int parent, const std::vector<int>
     for (int child : children) {
       if (rc != MPI_SUCCESS) break;
       sends.push_back(MPI_REQUEST_NULL);
-      rc = PMPI_Isend_c(p.address, p.count, p.type, child, kTag, shadow, &sends.back());
+      rc = PMPI_Isend_c(p.address, p.count, p.type, child, tags::kBcastSegment, shadow, &sends.back());
     }
     while (rc == MPI_SUCCESS && sends.size() > send_limit) {
       rc = PMPI_Wait(&sends.front(), MPI_STATUS_IGNORE);

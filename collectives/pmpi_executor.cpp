@@ -1,4 +1,5 @@
 #include "collectives/pmpi_executor.hpp"
+#include "common/message_tags.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -126,7 +127,7 @@ int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_C
     const Phase& phase = schedule.phases[i];
     if (phase.sends.empty() && phase.recvs.empty()) continue;
     const int rc = phase.kind == PhaseKind::rail_alltoall ? run_rail_alltoall(phase, buffers, rail)
-                                                          : run_exchange(phase, static_cast<int>(i), buffers, shadow);
+                                                          : run_exchange(phase, tags::kAlltoallPhase + static_cast<int>(i), buffers, shadow);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;

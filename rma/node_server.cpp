@@ -1,4 +1,5 @@
 #include "rma/node_server.hpp"
+#include "common/message_tags.hpp"
 
 #include <time.h>
 
@@ -62,7 +63,7 @@ void NodeServer::run() {
   };
   std::vector<Slot> slots(kReceiveSlots);
   auto post = [this](Slot& slot) {
-    PMPI_Irecv_c(slot.buffer.data(), kMaxRequestBytes, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, comm_, &slot.request);
+    PMPI_Irecv_c(slot.buffer.data(), kMaxRequestBytes, MPI_BYTE, MPI_ANY_SOURCE, tags::kServerRequest, comm_, &slot.request);
   };
   for (Slot& slot : slots) {
     slot.buffer.resize(static_cast<std::size_t>(kMaxRequestBytes));
@@ -106,7 +107,7 @@ void NodeServer::run() {
 
 void NodeServer::reply(int source, std::vector<unsigned char> payload) {
   PendingReply pending{MPI_REQUEST_NULL, std::move(payload)};
-  PMPI_Isend_c(pending.payload.data(), static_cast<MPI_Count>(pending.payload.size()), MPI_BYTE, source, kTagReply,
+  PMPI_Isend_c(pending.payload.data(), static_cast<MPI_Count>(pending.payload.size()), MPI_BYTE, source, tags::kServerReply,
                comm_, &pending.request);
   replies_.push_back(std::move(pending));
 }

@@ -53,14 +53,6 @@ void CommState::change_overrides(const std::function<void()>& change) {
   }
 }
 
-void CommState::set_alltoall_override(AlltoallChoice choice) {
-  change_overrides([&] { alltoall_override_ = choice; });
-}
-
-void CommState::set_bcast_override(BcastChoice choice) {
-  change_overrides([&] { bcast_override_ = choice; });
-}
-
 bool any_communicator_steered() { return g_steered.load(std::memory_order_relaxed) != 0; }
 
 int CommState::hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& out) {
@@ -135,24 +127,6 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
   BcastRole role{tree.parent[me], tree.children[me], 0};
   for (int child : role.children) role.inter_node_children += layout.same_node(me, child) ? 0 : 1;
   return bcast_roles_.emplace(key, std::move(role)).first->second;
-}
-
-namespace {
-
-bool announce_once(std::array<int, 64>& announced, int size_class, int algorithm) {
-  if (announced[size_class] == algorithm + 1) return false;
-  announced[size_class] = algorithm + 1;
-  return true;
-}
-
-}  // namespace
-
-bool CommState::first_announcement(int size_class, coll::AlltoallAlgorithm algorithm) {
-  return announce_once(announced_alltoall_, size_class, static_cast<int>(algorithm));
-}
-
-bool CommState::first_announcement(int size_class, coll::BcastAlgorithm algorithm) {
-  return announce_once(announced_bcast_, size_class, static_cast<int>(algorithm));
 }
 
 int create_comm_state_keyval() {

@@ -7,10 +7,10 @@
 
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_policy.hpp"
-#include "rma/rma_runtime.hpp"
 #include "topology/network_picture.hpp"
-#include "shim/comm_state.hpp"
 #include "common/log.hpp"
+#include "shim/comm_state.hpp"
+#include "shim/rma_startup.hpp"
 #include "shim/stats.hpp"
 
 namespace shim {
@@ -75,9 +75,9 @@ void inspect_world() {
   }
   const bool unobserved = !g_config.verbose && !g_config.stats;
   const topo::Layout& layout = hierarchy->layout();
-  g_alltoall_always_native.store(unobserved && g_config.alltoall == AlltoallChoice::automatic &&
+  g_alltoall_always_native.store(unobserved && !g_config.alltoall &&
                                  coll::alltoall_native_for_every_block(layout.nodes(), layout.max_ppn()));
-  g_bcast_always_native.store(unobserved && g_config.bcast == BcastChoice::automatic &&
+  g_bcast_always_native.store(unobserved && !g_config.bcast &&
                               coll::bcast_native_for_every_size(layout.nodes(), layout.max_ppn(),
                                                                 world->subnets_spanned()));
   refresh_fast_paths();
@@ -128,9 +128,7 @@ void start_runtime(StartMode mode) {
     print_line("SHIM_PROFILE: not loaded: shim started on the first MPI call (mpi_f08 MPI_Init), not in MPI_Init, "
                "so it cannot read the profile collectively");
   }
-  int threads = MPI_THREAD_SINGLE;
-  PMPI_Query_thread(&threads);
-  rma::start_rma(mode == StartMode::collective && g_config.enabled, threads == MPI_THREAD_MULTIPLE);
+  start_rma_wing(mode);
   g_phase.store(Phase::running);
 }
 
@@ -138,7 +136,7 @@ void stop_runtime(StopCause cause) {
   std::lock_guard lock(g_lifecycle);
   if (g_phase.load() != Phase::running) return;
   if (g_config.stats) print_stats_report();
-  rma::stop_rma();
+  stop_rma_wing();
   drop_comm_state(MPI_COMM_WORLD);
   // Inside the hook, MPI is already deleting MPI_COMM_SELF's attributes and
   // takes ours with them; from the wrapper, the hook's attribute stays and
@@ -184,7 +182,7 @@ const Config& config() { return g_config; }
 
 bool server_wanted_before_init() {
   const Config settings = parse_config([](const char* name) { return std::getenv(name); }).config;
-  return settings.enabled && settings.server && settings.accumulate != AccumulateChoice::native;
+  return settings.enabled && settings.server && settings.accumulate != rma::AccumulatePath::native;
 }
 
 namespace {
