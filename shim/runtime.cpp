@@ -45,8 +45,10 @@ void read_settings(StartMode mode) {
   if (g_world_rank == 0) {
     for (const std::string& problem : parsed.problems) print_line(problem);
   }
+  // Inside MPI_Init, MPI_COMM_WORLD still has MPI's fatal handler: a
+  // failure ends the job in MPI, so there is no code to look at.
   if (mode == StartMode::collective && g_world_size > 1) {
-    PMPI_Bcast(&g_config, sizeof(Config), MPI_BYTE, 0, MPI_COMM_WORLD);
+    static_cast<void>(PMPI_Bcast(&g_config, sizeof(Config), MPI_BYTE, 0, MPI_COMM_WORLD));
   }
 }
 
@@ -91,8 +93,11 @@ void print_stats_report() {
     static_assert(sizeof(stats::Table) == sizeof(std::uint64_t) * stats::kFieldCount * stats::kSizeClasses *
                                               stats::kAlgorithmSlots * stats::kCollectives);
     stats::Table sums{};
-    PMPI_Reduce(table.data(), sums.data(), static_cast<int>(sizeof(table) / sizeof(std::uint64_t)), MPI_UINT64_T,
-                MPI_SUM, 0, MPI_COMM_WORLD);
+    if (PMPI_Reduce(table.data(), sums.data(), static_cast<int>(sizeof(table) / sizeof(std::uint64_t)),
+                    MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+      print_line("SHIM_STATS: the counters could not be summed over the job; no report");
+      return;
+    }
     if (g_world_rank != 0) return;
     table = sums;
     scope = "summed over " + std::to_string(g_world_size) + " processes";
@@ -108,8 +113,9 @@ void start_runtime(StartMode mode) {
   std::lock_guard lock(g_lifecycle);
   if (g_phase.load() != Phase::not_started) return;
   g_mode = mode;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
+  // MPI is initialised (the callers check): MPI_COMM_WORLD answers.
+  static_cast<void>(PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank));
+  static_cast<void>(PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size));
   read_settings(mode);
 
   // The hook's keyval is released at once: the attribute keeps it alive
@@ -156,9 +162,10 @@ bool runtime_running() {
   if (phase == Phase::stopped) return false;
   int initialized = 0;
   int finalized = 0;
-  PMPI_Initialized(&initialized);
-  PMPI_Finalized(&finalized);
-  if (!initialized || finalized) return false;
+  if (PMPI_Initialized(&initialized) != MPI_SUCCESS || PMPI_Finalized(&finalized) != MPI_SUCCESS || !initialized ||
+      finalized) {
+    return false;
+  }
   start_runtime(StartMode::lazy);
   return g_phase.load(std::memory_order_acquire) == Phase::running;
 }
