@@ -1,4 +1,5 @@
-// Schedule builders for the hierarchical alltoall algorithms of seed 001.
+// Schedule builders for the hierarchical alltoall algorithms of Kumar,
+// Mamidala and Panda, "Scaling Alltoall Collective on Multi-core Systems".
 // Each returns the calling rank's part of the collective; run on every rank of
 // the layout, the parts deliver block (s -> d) from rank s's send buffer to
 // rank d's receive buffer, exactly once.
