@@ -8,6 +8,9 @@
 // call would only repeat the number. All ranks start the call at the same
 // simulated instant (they sleep until an agreed time, so the skew of the
 // barrier before is not part of the figure); time = latest end - that start.
+// --iters N runs N calls back to back instead and reports the max over ranks
+// of the mean per call, as the OSU-style benchmarks on real machines do
+// (bench/alltoall_latency, bench/bcast_latency): for comparing with them.
 //
 //   --check     private buffers with a pattern, results compared byte by byte;
 //               otherwise SMPI shared buffers (no data, no memory per rank).
@@ -43,12 +46,13 @@ struct Options {
   bool check = false;
   std::optional<shim::coll::AlltoallAlgorithm> count;
   int root = 0;
+  int iters = 1;
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "sim_collectives: %s\nusage: sim_collectives --op alltoall|bcast --sizes N[,N...] [--check] "
-               "[--count sa|rd|leader] [--root R]\n",
+               "[--count sa|rd|leader] [--root R] [--iters N]\n",
                why);
   std::exit(2);
 }
@@ -82,6 +86,9 @@ Options parse(int argc, char** argv) {
       if (!o.count || *o.count == shim::coll::AlltoallAlgorithm::native) usage("--count takes sa, rd or leader");
     } else if (arg == "--root" && has_value) {
       o.root = std::atoi(argv[++i]);
+    } else if (arg == "--iters" && has_value) {
+      o.iters = std::atoi(argv[++i]);
+      if (o.iters < 1) usage("--iters must be at least 1");
     } else {
       usage("unknown or incomplete argument");
     }
@@ -89,6 +96,7 @@ Options parse(int argc, char** argv) {
   if (o.op != "alltoall" && o.op != "bcast") usage("--op is alltoall or bcast");
   if (o.sizes.empty()) usage("--sizes is required");
   if (o.count && o.op != "alltoall") usage("--count applies to alltoall");
+  if (o.count && o.iters != 1) usage("--count counts one call: no --iters");
   return o;
 }
 
@@ -198,13 +206,15 @@ std::int64_t run_once(const Options& o, std::int64_t bytes, int rank, int size, 
     }
   }
   start = synchronized_start();
-  if (alltoall) {
-    MPI_Alltoall(buffers.send(), static_cast<int>(bytes), MPI_BYTE, buffers.recv(), static_cast<int>(bytes), MPI_BYTE,
-                 MPI_COMM_WORLD);
-  } else {
-    MPI_Bcast(buffers.send(), static_cast<int>(bytes), MPI_BYTE, o.root, MPI_COMM_WORLD);
+  for (int i = 0; i < o.iters; ++i) {
+    if (alltoall) {
+      MPI_Alltoall(buffers.send(), static_cast<int>(bytes), MPI_BYTE, buffers.recv(), static_cast<int>(bytes),
+                   MPI_BYTE, MPI_COMM_WORLD);
+    } else {
+      MPI_Bcast(buffers.send(), static_cast<int>(bytes), MPI_BYTE, o.root, MPI_COMM_WORLD);
+    }
   }
-  double elapsed = MPI_Wtime() - start;
+  double elapsed = (MPI_Wtime() - start) / o.iters;
   if (o.count) close_window(start);
   MPI_Reduce(&elapsed, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   std::int64_t wrong = 0;
@@ -236,7 +246,7 @@ int main(int argc, char** argv) {
   // first call; the figures below are of calls that find them ready.
   double ignored_seconds = 0;
   double ignored_start = 0;
-  run_once(Options{o.op, {}, false, std::nullopt, o.root}, 1, rank, size, ignored_seconds, ignored_start);
+  run_once(Options{o.op, {}, false, std::nullopt, o.root, 1}, 1, rank, size, ignored_seconds, ignored_start);
 
   std::int64_t failures = 0;
   for (const std::int64_t bytes : o.sizes) {
