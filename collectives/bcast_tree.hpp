@@ -31,11 +31,6 @@ BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k);
 BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& subnet_of_node,
                          const topo::CostMatrix& node_cost, int root, int k);
 
-// Edges from the root to the deepest rank.
-int tree_depth(const BcastTree& tree);
-// Depth of a k-ary tree over n members (k == 1: a chain).
-int kary_depth(int members, int k);
-
 struct BcastLinks {
   int inter_node = 0;    // tree edges between different nodes
   int inter_subnet = 0;  // ... of which between different subnets

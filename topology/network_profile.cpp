@@ -208,11 +208,4 @@ std::string profile_to_json(const NetworkProfile& p) {
   return root.dump(1) + "\n";
 }
 
-std::string first_unknown_host(const NetworkProfile& profile, const std::vector<std::string>& job_hosts) {
-  for (const std::string& host : job_hosts) {
-    if (profile.host_index(host) < 0) return host;
-  }
-  return "";
-}
-
 }  // namespace shim::topo
