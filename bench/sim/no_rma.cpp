@@ -1,11 +1,12 @@
 // The simulated build leaves out the accumulate side (its server thread
-// calls MPI beside the application, which SMPI does not support): the
-// runtime's RMA start-up and shutdown do nothing here.
-#include "rma/rma_runtime.hpp"
+// calls MPI beside the application, which SMPI does not support): the RMA
+// wing never starts here, and MPI_Win_allocate is not intercepted.
+#include "shim/rma_startup.hpp"
 
-namespace shim::rma {
+namespace shim {
 
-void start_rma(bool, bool) {}
-void stop_rma() {}
+void start_rma_wing(StartMode) {}
+void stop_rma_wing() {}
+bool rma_wing_ready() { return false; }
 
-}  // namespace shim::rma
+}  // namespace shim

@@ -65,16 +65,18 @@ TCP_EFFICIENCY = Param(max(r["stream_Bps"] for r in HOST_COSTS.values()) / (1e9 
 
 def piecewise(costs, column):
     """SMPI's 'size:offset:per-byte' sections through the measured points:
-    between two measured sizes, the straight line through them."""
-    sizes = sorted(costs)
+    between two measured sizes, the straight line through them; past the
+    last one, the last segment's slope. A receive that took longer than the
+    one-way time did not find its message arrived (a rendezvous: it waited
+    for the transfer), so it measures no overhead and is left out."""
+    sizes = [s for s in sorted(costs) if column != "recv_s" or costs[s]["recv_s"] < costs[s]["one_way_s"]]
     sections = []
+    slope = 0.0
     for i, size in enumerate(sizes):
         t = costs[size][column]
         if i + 1 < len(sizes):
             nxt = sizes[i + 1]
             slope = max((costs[nxt][column] - t) / (nxt - size), 0.0)
-        else:
-            slope = 0.0
         offset = max(t - slope * size, 0.0)
         sections.append(f"{0 if i == 0 else size}:{offset:.6g}:{slope:.6g}")
     return ";".join(sections)

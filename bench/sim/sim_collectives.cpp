@@ -82,8 +82,11 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--check") {
       o.check = true;
     } else if (arg == "--count" && has_value) {
-      o.count = shim::coll::parse_alltoall_algorithm(argv[++i]);
-      if (!o.count || *o.count == shim::coll::AlltoallAlgorithm::native) usage("--count takes sa, rd or leader");
+      const std::string_view wanted = argv[++i];
+      for (const shim::coll::AlltoallAlgorithm a : shim::coll::kAlltoallAlgorithms) {
+        if (a != shim::coll::AlltoallAlgorithm::native && name(a) == wanted) o.count = a;
+      }
+      if (!o.count) usage("--count takes sa, rd or leader");
     } else if (arg == "--root" && has_value) {
       o.root = std::atoi(argv[++i]);
     } else if (arg == "--iters" && has_value) {
