@@ -2,6 +2,7 @@
 """report: plots and a markdown summary from a sweep's CSV (bench/sim/sweep).
 
   bench/sim/report.py small|full        # writes docs/scale/<name>.md and docs/scale/<name>-*.png
+  bench/sim/report.py platforms         # writes docs/scale/platforms.md
 
 Uses Debian's python3-matplotlib (hence /usr/bin/python3). Definitions:
   best selection   the fastest of SMPI's mpich, ompi, mvapich2 and impi
@@ -234,8 +235,27 @@ def plot_ratio_map(rows, platform, op, path, title):
     return True
 
 
+def write_platforms():
+    sys.path.insert(0, HERE)
+    import platforms
+    text = ["# The simulated platforms", "",
+            "Made by `bench/sim/report.py platforms` from `bench/sim/platforms.py`, which builds the SimGrid "
+            "platform files. Measured figures are medians over the repeats in `docs/scale/measurements.json` "
+            "(`bench/sim/calibrate.py measure`). Per-message CPU costs follow the measured curves "
+            "(SMPI's smpi/os, smpi/ois, smpi/or sections through the measured sizes); the 8-byte values are "
+            "listed. Inside a node, messages go through a shared-memory link with the measured one-way time "
+            "and stream rate. Bandwidth and latency corrections by message size (smpi/bw-factor, "
+            "smpi/lat-factor) are off: the figures are end to end.", "", platforms.platform_table()]
+    with open(os.path.join(OUT, "platforms.md"), "w") as f:
+        f.write("\n".join(text) + "\n")
+    print("report: docs/scale/platforms.md")
+
+
 def main():
     name = sys.argv[1] if len(sys.argv) > 1 else "small"
+    if name == "platforms":
+        write_platforms()
+        return
     points, meta, errors = load(name)
     rows = analyse(points)
     figures = []
