@@ -24,12 +24,6 @@ constexpr std::string_view kUsage = R"(
 
 constexpr std::int64_t kFullBatchMaxBytes = 8192;
 
-const std::vector<bench::Algorithm> kAlgorithms = {{"native", SHIM_ALLTOALL_NATIVE},
-                                                   {"auto", SHIM_ALLTOALL_AUTO},
-                                                   {"sa", SHIM_ALLTOALL_SA},
-                                                   {"rd", SHIM_ALLTOALL_RD},
-                                                   {"leader", SHIM_ALLTOALL_LEADER}};
-
 // The byte rank `from` sends to rank `to` at offset i of its block in batch
 // `salt`: a block left over from an earlier batch, or misplaced, fails.
 unsigned char expected_byte(int from, int to, std::int64_t i, std::uint32_t salt) {
@@ -45,7 +39,8 @@ std::pair<int, std::string> node_count(const bench::Args& args, const bench::Mac
   int node_size = setting == nullptr ? 0 : std::atoi(setting);
   MPI_Bcast(&node_size, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (node_size > 0)
-    return {(bench::ranks() + node_size - 1) / node_size, "ranks in blocks of SHIM_NODE_SIZE=" + std::to_string(node_size)};
+    return {(bench::ranks() + node_size - 1) / node_size,
+            "ranks in blocks of SHIM_NODE_SIZE=" + std::to_string(node_size)};
   return {machine.hosts, "hosts found by MPI_COMM_TYPE_SHARED"};
 }
 
@@ -56,7 +51,7 @@ void benchmark(const bench::Args& args) {
   const int warmup = args.count("--warmup", small ? 1 : 10, 0);
   const int rounds = args.count("--rounds", small ? 3 : 7, 1);
   const auto sizes = args.sizes(1, std::int64_t{1} << 20);
-  const auto algorithms = bench::chosen_algorithms(args, kAlgorithms);
+  const auto algorithms = bench::chosen_algorithms(args, bench::Operation::alltoall);
   if (args.count("--nodes", 1, 1) > size) throw bench::UsageError("--nodes: more nodes than ranks");
   if (sizes.back() * size > std::numeric_limits<int>::max())
     throw bench::UsageError("--max: the buffers (ranks x block) would exceed 2 GiB");
@@ -64,15 +59,15 @@ void benchmark(const bench::Args& args) {
   bench::check(shim_get_enabled(MPI_COMM_WORLD, &enabled), "shim_get_enabled");
   if (!enabled) throw bench::UsageError("shim is switched off (SHIM_ENABLE=0): every column would be native");
 
-  bench::Report report(args.csv());
-  report.line(std::string("alltoall_latency (shim ") + shim_version() +
-              "): MPI_Alltoall of MPI_BYTE blocks on MPI_COMM_WORLD, native MPI (PMPI_Alltoall) vs shim's "
-              "algorithms, alternating in one run");
-  const bench::Machine machine = bench::describe_machine(report);
+  const bench::Report report(args,
+                             "MPI_Alltoall of MPI_BYTE blocks on MPI_COMM_WORLD, native MPI (PMPI_Alltoall) vs shim's "
+                             "algorithms, alternating in one run");
+  const bench::Machine& machine = report.machine();
   const auto [nodes, nodes_source] = node_count(args, machine);
   report.line("nodes " + std::to_string(nodes) + " (" + nodes_source + ") for the per-node traffic");
   report.line("method: " + std::to_string(warmup) + " warm-up calls per algorithm and size, then " +
-              std::to_string(rounds) + " rounds of one batch per algorithm (rotating order); latency = median over "
+              std::to_string(rounds) +
+              " rounds of one batch per algorithm (rotating order); latency = median over "
               "rounds of the max over ranks of the mean per call; shim_over_native = median of same-round ratios; "
               "traffic from shim's counters per call per node; every batch's result is checked");
   report.columns({"bytes", "algorithm", "ran", "iterations", "rounds", "latency_us", "min_us", "max_us",
@@ -89,20 +84,7 @@ void benchmark(const bench::Args& args) {
   std::uint32_t salt = 0;
   for (const std::int64_t bytes : sizes) {
     const int count = static_cast<int>(bytes);
-    bench::Collective c;
-    c.algorithms = algorithms;
-    std::copy_if(kAlgorithms.begin(), kAlgorithms.end(), std::back_inserter(c.counted),
-                 [](const bench::Algorithm& a) { return a.id != SHIM_ALLTOALL_AUTO; });
-    c.counters = [](int id) {
-      shim_counters counters{};
-      bench::check(shim_get_alltoall_counters(static_cast<shim_alltoall_algorithm>(id), &counters),
-                   "shim_get_alltoall_counters");
-      return counters;
-    };
-    c.select = [](int id) {
-      bench::check(shim_set_alltoall_algorithm(MPI_COMM_WORLD, static_cast<shim_alltoall_algorithm>(id)),
-                   "shim_set_alltoall_algorithm");
-    };
+    bench::Collective c{bench::Operation::alltoall, algorithms, {}, {}, {}};
     c.prepare = [&](std::uint32_t s) {
       for (int to = 0; to < size; ++to)
         for (std::int64_t i = 0; i < bytes; ++i) sendbuf[to * bytes + i] = expected_byte(rank, to, i, s);
@@ -143,15 +125,15 @@ void benchmark(const bench::Args& args) {
       const double mine = total.collective_calls == 0 ? 0 : 1.0 / (static_cast<double>(total.collective_calls) * nodes);
       const bool counted = m.counted(v);
       auto figure = [](double value) { return bench::format_number(value); };
-      report.row({std::to_string(bytes), algorithms[static_cast<std::size_t>(v)].name, m.ran(v),
-                  std::to_string(iterations), std::to_string(rounds), bench::fixed(m.seconds.median(v) * 1e6, 3),
-                  bench::fixed(m.seconds.min(v) * 1e6, 3), bench::fixed(m.seconds.max(v) * 1e6, 3),
-                  bench::fixed(m.seconds.ratio(v, 0), 4),
-                  figure(counted ? total.inter_node_messages * mine : flat.flat_inter_node_messages * per),
-                  figure(counted ? total.inter_node_bytes * mine : flat.flat_inter_node_bytes * per),
-                  counted ? figure(total.intra_node_messages * mine) : "",
-                  counted ? figure(total.intra_node_bytes * mine) : "", figure(flat.flat_inter_node_messages * per),
-                  figure(flat.flat_inter_node_bytes * per), counted ? "counted" : "flat (native: not visible to shim)"});
+      report.row(
+          {std::to_string(bytes), algorithms[static_cast<std::size_t>(v)].name, m.ran(v), std::to_string(iterations),
+           std::to_string(rounds), bench::fixed(m.seconds.median(v) * 1e6, 3), bench::fixed(m.seconds.min(v) * 1e6, 3),
+           bench::fixed(m.seconds.max(v) * 1e6, 3), bench::fixed(m.seconds.ratio(v, 0), 4),
+           figure(counted ? total.inter_node_messages * mine : flat.flat_inter_node_messages * per),
+           figure(counted ? total.inter_node_bytes * mine : flat.flat_inter_node_bytes * per),
+           counted ? figure(total.intra_node_messages * mine) : "",
+           counted ? figure(total.intra_node_bytes * mine) : "", figure(flat.flat_inter_node_messages * per),
+           figure(flat.flat_inter_node_bytes * per), counted ? "counted" : "flat (native: not visible to shim)"});
     }
   }
 }

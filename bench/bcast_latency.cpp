@@ -28,11 +28,6 @@ constexpr std::string_view kUsage = R"(
 // cluster's router links run at 100 Mbit/s.
 constexpr double kBatchLinkBytes = 0.5 * 100e6 / 8;
 
-const std::vector<bench::Algorithm> kAlgorithms = {{"native", SHIM_BCAST_NATIVE},
-                                                   {"auto", SHIM_BCAST_AUTO},
-                                                   {"eco", SHIM_BCAST_ECO},
-                                                   {"twolevel", SHIM_BCAST_TWOLEVEL}};
-
 // Byte i of the message in batch `salt`: 8 bytes per hash keeps checking
 // 4 MiB on every rank cheap.
 unsigned char expected_byte(std::int64_t i, int root, std::uint32_t salt) {
@@ -49,23 +44,26 @@ void benchmark(const bench::Args& args) {
   const int rounds = args.count("--rounds", 7, 1);
   const int root = args.count("--root", 0, 0);
   const bool single = args.given("--single");
-  const auto algorithms = bench::chosen_algorithms(args, kAlgorithms);
-  if (root >= bench::ranks()) throw bench::UsageError("--root: there are only " + std::to_string(bench::ranks()) + " ranks");
+  const auto algorithms = bench::chosen_algorithms(args, bench::Operation::bcast);
+  if (root >= bench::ranks())
+    throw bench::UsageError("--root: there are only " + std::to_string(bench::ranks()) + " ranks");
   int enabled = 0;
   bench::check(shim_get_enabled(MPI_COMM_WORLD, &enabled), "shim_get_enabled");
   if (!enabled && (algorithms.size() > 1 || algorithms.front().name != "native"))
     throw bench::UsageError("shim is switched off (SHIM_ENABLE=0): every shim column would be native");
 
-  bench::Report report(args.csv());
-  report.line(std::string("bcast_latency (shim ") + shim_version() + "): MPI_Bcast of MPI_BYTE messages from root " +
-              std::to_string(root) + " on MPI_COMM_WORLD, " +
-              (single ? "only " + algorithms.front().name : "native MPI (PMPI_Bcast) vs shim's algorithms, alternating"));
-  const bench::Machine machine = bench::describe_machine(report);
+  const bench::Report report(
+      args,
+      "MPI_Bcast of MPI_BYTE messages from root " + std::to_string(root) + " on MPI_COMM_WORLD, " +
+          (single ? "only " + algorithms.front().name : "native MPI (PMPI_Bcast) vs shim's algorithms, alternating"));
+  const bench::Machine& machine = report.machine();
   if (machine.max_ranks_per_machine > machine.cores)
-    report.line("a broadcast over links far slower than that (the emulated 100 Mbit/s router links: 256 KiB and "
-                "more) is link-bound, and its time does compare the algorithms");
+    report.line(
+        "a broadcast over links far slower than that (the emulated 100 Mbit/s router links: 256 KiB and "
+        "more) is link-bound, and its time does compare the algorithms");
   report.line("method: up to " + args.text("--warmup", "10") + " warm-up calls per algorithm and size, then " +
-              std::to_string(rounds) + " rounds of one batch per algorithm (rotating order); latency = median over "
+              std::to_string(rounds) +
+              " rounds of one batch per algorithm (rotating order); latency = median over "
               "rounds of the max over ranks of the mean per call; shim_over_native = median of same-round ratios; "
               "every rank checks every batch's message");
   report.columns({"bytes", "algorithm", "ran", "iterations", "rounds", "latency_us", "min_us", "max_us",
@@ -73,19 +71,7 @@ void benchmark(const bench::Args& args) {
                  "MPI_Bcast: latency (us per call) and inter-node traffic per call (n/a: MPICH's own, not visible)");
 
   const bench::Buffer buffer = bench::page_aligned(static_cast<std::size_t>(sizes.back()));
-  bench::Collective c;
-  c.algorithms = algorithms;
-  std::copy_if(kAlgorithms.begin(), kAlgorithms.end(), std::back_inserter(c.counted),
-               [](const bench::Algorithm& a) { return a.id != SHIM_BCAST_AUTO; });
-  c.counters = [](int id) {
-    shim_counters counters{};
-    bench::check(shim_get_bcast_counters(static_cast<shim_bcast_algorithm>(id), &counters), "shim_get_bcast_counters");
-    return counters;
-  };
-  c.select = [](int id) {
-    bench::check(shim_set_bcast_algorithm(MPI_COMM_WORLD, static_cast<shim_bcast_algorithm>(id)),
-                 "shim_set_bcast_algorithm");
-  };
+  bench::Collective c{bench::Operation::bcast, algorithms, {}, {}, {}};
   int count = 1;
   c.call = [&](int id) {
     auto* call = id == SHIM_BCAST_NATIVE ? &PMPI_Bcast : &MPI_Bcast;
@@ -94,7 +80,7 @@ void benchmark(const bench::Args& args) {
   // shim builds its hierarchy and each algorithm's tree on first use; this
   // keeps those one-time costs out of the batches even with --warmup 0.
   for (const bench::Algorithm& a : algorithms) {
-    c.select(a.id);
+    bench::select(bench::Operation::bcast, a.id);
     c.call(a.id);
   }
   // Everyone but the root starts from zeros, so a rank the broadcast missed

@@ -16,22 +16,20 @@
 
 namespace bench {
 
+enum class Operation { alltoall, bcast };
+
 struct Algorithm {
   std::string name;
   int id;  // shim_alltoall_algorithm or shim_bcast_algorithm
 };
 
-// The algorithms named by --algorithms (all of `known` by default; native,
+// The operation's algorithms named by --algorithms (all by default; native,
 // the baseline of the ratios, is required), or the one named by --single.
-std::vector<Algorithm> chosen_algorithms(const Args& args, const std::vector<Algorithm>& known);
+std::vector<Algorithm> chosen_algorithms(const Args& args, Operation operation);
 
 struct Collective {
-  std::vector<Algorithm> algorithms;  // the variants, native among them
-  // The algorithms shim keeps counters for: an "auto" call is counted as
-  // the algorithm the policy picked.
-  std::vector<Algorithm> counted;
-  std::function<shim_counters(int id)> counters;
-  std::function<void(int id)> select;
+  Operation operation;
+  std::vector<Algorithm> algorithms;  // the variants, native first
   // Fill the buffers for the batch of this salt; then one call of the
   // algorithm (native: the PMPI_ function itself, so shim/native holds all
   // of shim's added time); then check the result, naming what ran.
@@ -40,12 +38,15 @@ struct Collective {
   std::function<void(std::uint32_t salt, const std::string& what)> verify;
 };
 
+// Collective: the algorithm shim runs on MPI_COMM_WORLD from now on.
+void select(Operation operation, int id);
+
 struct Measured {
   Samples seconds;  // per call, max over ranks
   // Per variant, per counted algorithm: shim's counters summed over ranks
   // and rounds.
   std::vector<std::vector<shim_counters>> counters;
-  std::vector<std::string> names;  // of the counted algorithms
+  std::vector<std::string> names;      // of the counted algorithms
   std::string ran(int variant) const;  // "sa", "sa+rd" or "pass-through" (no counter moved)
   shim_counters total(int variant) const;
   bool counted(int variant) const;  // shim's own schedule ran: its messages are known

@@ -185,8 +185,8 @@ double Args::real(std::string_view name, double fallback, double minimum, double
   char* end = nullptr;
   const double parsed = std::strtod(text->c_str(), &end);
   if (text->empty() || end != text->c_str() + text->size() || !(parsed >= minimum && parsed <= maximum))
-    throw UsageError(std::string(name) + " '" + *text + "': expected a number from " + format_number(minimum) +
-                     " to " + format_number(maximum));
+    throw UsageError(std::string(name) + " '" + *text + "': expected a number from " + format_number(minimum) + " to " +
+                     format_number(maximum));
   return parsed;
 }
 
@@ -212,8 +212,8 @@ std::vector<std::string> Args::choose(std::string_view name, const std::vector<s
   const std::vector<std::string_view> named = split(list, ',');
   for (const std::string_view item : named)
     if (std::find(choices.begin(), choices.end(), item) == choices.end())
-      throw UsageError(std::string(name) + ": unknown choice '" + std::string(item) + "' (accepted: " +
-                       join(choices, ", ") + ")");
+      throw UsageError(std::string(name) + ": unknown choice '" + std::string(item) +
+                       "' (accepted: " + join(choices, ", ") + ")");
   std::vector<std::string> chosen;
   for (const std::string& choice : choices)
     if (std::find(named.begin(), named.end(), choice) != named.end()) chosen.push_back(choice);
@@ -269,7 +269,7 @@ void Report::line(const std::string& text) const {
   std::fflush(stdout);
 }
 
-void Report::columns(const std::vector<std::string>& names, const std::string& title) {
+void Report::columns(const std::vector<std::string>& names, const std::string& title) const {
   if (rank() != 0) return;
   if (csv_) {
     std::printf("%s\n", join(names, ",").c_str());
@@ -291,8 +291,9 @@ void Report::row(const std::vector<std::string>& cells) const {
   std::fflush(stdout);
 }
 
-Machine describe_machine(const Report& report) {
-  Machine m;
+Report::Report(const Args& args, const std::string& title) : csv_(args.csv()) {
+  line(g_program + " (shim " + shim_version() + "): " + title);
+  Machine& m = machine_;
   MPI_Comm host = MPI_COMM_NULL;
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
   int host_rank = 0;
@@ -319,25 +320,24 @@ Machine describe_machine(const Report& report) {
   std::sort(settings.begin(), settings.end());
   struct utsname uts {};
   // Other jobs on a machine with few cores distort timings: the load says so.
-  report.line("machine: host " + host_name() + ", nproc " + std::to_string(m.cores) + ", kernel " +
-              (uname(&uts) == 0 ? uts.release : "unknown") + ", CPU " + cpu_model() + ", load average " +
-              first_word("/proc/loadavg", "unknown") + " at start");
-  report.line("MPI: " + mpi_library());
-  report.line("ranks " + std::to_string(ranks()) + " on " + std::to_string(m.hosts) +
-              " host(s) (MPI_COMM_TYPE_SHARED) and " + std::to_string(m.machines) +
-              " machine(s) (kernel boot id, at most " + std::to_string(m.max_ranks_per_machine) +
-              " ranks per machine); hostnames " + join(rank_hosts, " ") +
-              "; settings: " + (settings.empty() ? "none" : join(settings, " ")));
-  const std::string share = std::to_string(m.max_ranks_per_machine) + " ranks on " + std::to_string(m.cores) +
-                            " cores per machine";
+  line("machine: host " + host_name() + ", nproc " + std::to_string(m.cores) + ", kernel " +
+       (uname(&uts) == 0 ? uts.release : "unknown") + ", CPU " + cpu_model() + ", load average " +
+       first_word("/proc/loadavg", "unknown") + " at start");
+  line("MPI: " + mpi_library());
+  line("ranks " + std::to_string(ranks()) + " on " + std::to_string(m.hosts) + " host(s) (MPI_COMM_TYPE_SHARED) and " +
+       std::to_string(m.machines) + " machine(s) (kernel boot id, at most " + std::to_string(m.max_ranks_per_machine) +
+       " ranks per machine); hostnames " + join(rank_hosts, " ") +
+       "; settings: " + (settings.empty() ? "none" : join(settings, " ")));
+  const std::string share =
+      std::to_string(m.max_ranks_per_machine) + " ranks on " + std::to_string(m.cores) + " cores per machine";
   if (m.max_ranks_per_machine > m.cores) {
-    report.line("SCHEDULER-BOUND: " + share + ", and MPICH busy-polls: times include waiting for the OS to run "
-                "each rank (counts of messages and bytes are not affected)");
+    line("SCHEDULER-BOUND: " + share +
+         ", and MPICH busy-polls: times include waiting for the OS to run "
+         "each rank (counts of messages and bytes are not affected)");
   } else {
-    report.line("timings: " + share + ", one core each" +
-                (m.max_ranks_per_machine == m.cores ? ", none spare for a shim server thread" : ""));
+    line("timings: " + share + ", one core each" +
+         (m.max_ranks_per_machine == m.cores ? ", none spare for a shim server thread" : ""));
   }
-  return m;
 }
 
 double& Samples::at(int variant, int round, int field) {

@@ -7,6 +7,7 @@
 #define SHIM_BENCH_HARNESS_HPP
 
 #include <mpi.h>
+#include <shim/shim.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -65,39 +66,44 @@ int ranks();
 [[noreturn]] void fail(const std::string& message);
 void check(int rc, const char* what);
 
-// Rank 0's output: header lines, then one table, as plain lines and a
-// markdown table, or with --csv as '# ' lines and CSV (what bench/*.py read).
-// Rows print as they are added. Other ranks print nothing.
-class Report {
- public:
-  explicit Report(bool csv) : csv_(csv) {}
-  void line(const std::string& text) const;
-  void columns(const std::vector<std::string>& names, const std::string& title);
-  void row(const std::vector<std::string>& cells) const;
-  bool csv() const { return csv_; }
-
- private:
-  bool csv_;
-};
-
-// Collective. Facts that decide whether timings mean anything, as lines of
-// the report: host, cores, CPU, load, MPI library, ranks per host and per
-// machine (emulated hosts share a kernel, told apart by its boot id) and
-// the SHIM_* and UCX_* settings.
+// Facts that decide whether timings mean anything: cores, and ranks per
+// host and per machine (emulated hosts share a kernel, told apart by its
+// boot id).
 struct Machine {
   int cores = 0;
   int hosts = 0;
   int machines = 0;
   int max_ranks_per_machine = 0;
 };
-Machine describe_machine(const Report& report);
+
+// Rank 0's output: header lines, then one table, as plain lines and a
+// markdown table, or with --csv as '# ' lines and CSV (what bench/*.py read).
+// Rows print as they are added. Other ranks print nothing.
+class Report {
+ public:
+  // Collective: "<program> (shim <version>): <title>", then the machine:
+  // host, cores, CPU, load, MPI library, ranks per host and per machine,
+  // the SHIM_* and UCX_* settings, and whether timings are scheduler-bound.
+  Report(const Args& args, const std::string& title);
+  void line(const std::string& text) const;
+  void columns(const std::vector<std::string>& names, const std::string& title) const;
+  void row(const std::vector<std::string>& cells) const;
+  const Machine& machine() const { return machine_; }
+
+ private:
+  bool csv_;
+  Machine machine_;
+};
 
 // values[variant][round][field], as measured by one rank, or after
 // max_over_ranks() the slowest rank's.
 class Samples {
  public:
-  Samples(int variants, int rounds, int fields) : variants_(variants), rounds_(rounds), fields_(fields),
-                                                   values_(static_cast<std::size_t>(variants * rounds * fields)) {}
+  Samples(int variants, int rounds, int fields)
+      : variants_(variants),
+        rounds_(rounds),
+        fields_(fields),
+        values_(static_cast<std::size_t>(variants * rounds * fields)) {}
   double& at(int variant, int round, int field = 0);
   std::vector<double> series(int variant, int field = 0) const;
   double median(int variant, int field = 0) const;
@@ -129,7 +135,7 @@ std::vector<double> max_over_ranks(std::vector<double> values);  // collective
 double max_over_ranks(double value);                             // collective
 
 std::string format_bytes(std::int64_t bytes);  // "64 KiB", "1 MiB", "3 B"
-std::string format_number(double value);      // counts without decimals, else 2 decimals
+std::string format_number(double value);       // counts without decimals, else 2 decimals
 std::string fixed(double value, int digits);
 std::string us(double value);  // 3 significant-ish digits: "0.042", "23.3", "1234"
 
