@@ -40,7 +40,7 @@ void benchmark(const bench::Args& args) {
                                  "MPI_Test between stretches; batches stop after " +
                                  bench::format_number(cap) + " s) against the target waiting in MPI_Wait (idle)");
   report.line("windows (MPI_Win_allocate, " + bench::format_bytes(sizes.back()) +
-              " per rank, info shim_accumulate -> what MPI_Win_get_info reports): " + windows.reported());
+              " per rank, info shim_accumulate -> the path shim took): " + windows.reported());
   report.line("method: per size " + std::to_string(warmup) + " warm-up accumulates per path size the batches, then " +
               std::to_string(rounds) +
               " rounds of an idle and a busy batch per path (rotating order); median over "

@@ -1,5 +1,6 @@
 #include "acc_common.hpp"
 
+#include <shim/shim.h>
 #include <time.h>
 
 #include <algorithm>
@@ -53,14 +54,9 @@ PathWindows::~PathWindows() {
 std::string PathWindows::reported() const {
   std::string text;
   for (std::size_t p = 0; p < paths_.size(); ++p) {
-    MPI_Info info = MPI_INFO_NULL;
-    char value[MPI_MAX_INFO_VAL + 1] = "(not reported)";
-    int found = 0;
-    if (MPI_Win_get_info(windows_[p], &info) == MPI_SUCCESS && info != MPI_INFO_NULL) {
-      MPI_Info_get(info, "shim_accumulate", MPI_MAX_INFO_VAL, value, &found);
-      MPI_Info_free(&info);
-    }
-    text += (text.empty() ? "" : ", ") + paths_[p] + " -> " + value;
+    char taken[32] = {};
+    check(shim_win_accumulate_path(windows_[p], taken, sizeof taken), "shim_win_accumulate_path");
+    text += (text.empty() ? "" : ", ") + paths_[p] + " -> " + taken;
   }
   return text;
 }

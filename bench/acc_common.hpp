@@ -31,7 +31,8 @@ class PathWindows {
   MPI_Win window(int path) const { return windows_[static_cast<std::size_t>(path)]; }
   double* base(int path) const { return bases_[static_cast<std::size_t>(path)]; }
   std::int64_t elements() const { return elements_; }
-  // "native -> native, owner -> owner": what MPI_Win_get_info reports.
+  // "native -> native, auto -> owner": the path asked for and the one shim
+  // took (shim_win_accumulate_path).
   std::string reported() const;
 
  private:

@@ -49,7 +49,7 @@ void benchmark(const bench::Args& args) {
                                  " per MPI_Win_flush), rank 0 -> rank 1, passive target, one window per path, "
                                  "paths alternating in one run");
   report.line("windows (MPI_Win_allocate, " + bench::format_bytes(sizes.back()) +
-              " per rank, info shim_accumulate -> what MPI_Win_get_info reports): " + windows.reported());
+              " per rank, info shim_accumulate -> the path shim took): " + windows.reported());
   report.line("method: per size " + std::to_string(warmup) + " warm-up accumulates per path size the batches (~" +
               args.text("--batch-ms", "50") + " ms, at most " + std::to_string(iters) + "), then " +
               std::to_string(rounds) +

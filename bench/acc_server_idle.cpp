@@ -127,7 +127,7 @@ void benchmark(const bench::Args& args) {
               "= CPU time / wall time; main thread apart");
   const auto idle = sample("no-windows", seconds);
   const bench::PathWindows windows(paths, 65536);
-  report.line("windows (MPI_Win_allocate, 64 KiB per rank, info shim_accumulate -> what MPI_Win_get_info reports): " +
+  report.line("windows (MPI_Win_allocate, 64 KiB per rank, info shim_accumulate -> the path shim took): " +
               windows.reported());
   // Some accumulates on every window, so any server has started, served
   // and gone idle again.

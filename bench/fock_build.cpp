@@ -199,7 +199,7 @@ void benchmark(const bench::Args& args) {
       "Fock-build-like accumulates of integral tiles into a distributed N x N matrix "
       "(MPI_Win_allocate, block rows), MPI_Win_lock_all epoch per build, paths alternating in one run");
   const bench::PathWindows windows(paths, std::int64_t{p.my_rows()} * o.n * 8);
-  report.line("windows (info shim_accumulate -> what MPI_Win_get_info reports): " + windows.reported());
+  report.line("windows (info shim_accumulate -> the path shim took): " + windows.reported());
   Builder builder(o, p);
   auto build_and_check = [&](int path, const std::string& which) {
     const std::vector<double> t = builder.build(windows.window(path), windows.base(path));
