@@ -108,32 +108,27 @@ void benchmark(const bench::Args& args) {
             : static_cast<int>(std::max<std::int64_t>(std::min(iters, 20), iters * kFullBatchMaxBytes / bytes));
     const bench::Measured m = bench::measure(c, iterations, std::min(warmup, iterations), rounds, salt);
 
-    // Per call per node. A flat exchange's figures are the same whoever
-    // ran the call; rows shim did not count (the PMPI baseline, native)
-    // show those.
-    const auto variants = static_cast<int>(algorithms.size());
+    // Per call per node. A flat exchange's figures are the same whoever ran
+    // the call; rows shim did not count (the PMPI baseline, native) show them.
+    auto per_node = [&](const shim_counters& c, std::uint64_t value) {
+      const double calls = static_cast<double>(c.collective_calls) * nodes;
+      return bench::format_number(calls == 0 ? 0.0 : static_cast<double>(value) / calls);
+    };
     shim_counters flat{};
-    double per = 0;
-    for (int v = 0; v < variants; ++v) {
-      const shim_counters total = m.total(v);
-      if (total.collective_calls == 0) continue;
-      flat = total;
-      per = 1.0 / (static_cast<double>(total.collective_calls) * nodes);
-    }
-    for (int v = 0; v < variants; ++v) {
-      const shim_counters total = m.total(v);
-      const double mine = total.collective_calls == 0 ? 0 : 1.0 / (static_cast<double>(total.collective_calls) * nodes);
+    for (int v = 0; v < static_cast<int>(algorithms.size()); ++v)
+      if (m.total(v).collective_calls > 0) flat = m.total(v);
+    for (int v = 0; v < static_cast<int>(algorithms.size()); ++v) {
+      const shim_counters mine = m.total(v);
       const bool counted = m.counted(v);
-      auto figure = [](double value) { return bench::format_number(value); };
       report.row(
           {std::to_string(bytes), algorithms[static_cast<std::size_t>(v)].name, m.ran(v), std::to_string(iterations),
            std::to_string(rounds), bench::fixed(m.seconds.median(v) * 1e6, 3), bench::fixed(m.seconds.min(v) * 1e6, 3),
            bench::fixed(m.seconds.max(v) * 1e6, 3), bench::fixed(m.seconds.ratio(v, 0), 4),
-           figure(counted ? total.inter_node_messages * mine : flat.flat_inter_node_messages * per),
-           figure(counted ? total.inter_node_bytes * mine : flat.flat_inter_node_bytes * per),
-           counted ? figure(total.intra_node_messages * mine) : "",
-           counted ? figure(total.intra_node_bytes * mine) : "", figure(flat.flat_inter_node_messages * per),
-           figure(flat.flat_inter_node_bytes * per), counted ? "counted" : "flat (native: not visible to shim)"});
+           counted ? per_node(mine, mine.inter_node_messages) : per_node(flat, flat.flat_inter_node_messages),
+           counted ? per_node(mine, mine.inter_node_bytes) : per_node(flat, flat.flat_inter_node_bytes),
+           counted ? per_node(mine, mine.intra_node_messages) : "",
+           counted ? per_node(mine, mine.intra_node_bytes) : "", per_node(flat, flat.flat_inter_node_messages),
+           per_node(flat, flat.flat_inter_node_bytes), counted ? "counted" : "flat (native: not visible to shim)"});
     }
   }
 }

@@ -22,7 +22,8 @@
 namespace bench {
 
 // A bad command line or a job that cannot run (too few ranks): all ranks
-// throw it alike, before any output; run() prints it with the usage.
+// throw it alike, before any collective resource exists; run() prints it
+// with the usage.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
