@@ -2,51 +2,38 @@
 
 #include <cstring>
 
+#include "common/mpi_try.hpp"
+
 namespace shim::mirror {
 
 int DistributedArray::create(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
                              std::unique_ptr<DistributedArray>& out) {
   std::unique_ptr<DistributedArray> array(new DistributedArray());
   int size = 0;
-  PMPI_Comm_size(comm, &size);
-  PMPI_Comm_rank(comm, &array->rank_);
+  SHIM_TRY(PMPI_Comm_size(comm, &size));
+  SHIM_TRY(PMPI_Comm_rank(comm, &array->rank_));
   array->type_ = type;
   array->blocks_ = BlockDistribution(count, size);
-  if (int rc = PMPI_Comm_dup(comm, &array->comm_); rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(PMPI_Comm_dup(comm, array->comm_.out()));
 
   const std::size_t element = element_size(kind);
   const auto bytes = static_cast<MPI_Aint>(array->blocks_.block(array->rank_).count) * static_cast<MPI_Aint>(element);
-  void* memory = nullptr;
   if (bytes > 0) {
-    if (int rc = PMPI_Alloc_mem(bytes, MPI_INFO_NULL, &memory); rc != MPI_SUCCESS) {
-      array->release();
-      return rc;
-    }
+    std::byte* memory = nullptr;
+    SHIM_TRY(PMPI_Alloc_mem(bytes, MPI_INFO_NULL, &memory));
+    array->memory_.reset(memory);
     std::memset(memory, 0, static_cast<std::size_t>(bytes));
   }
-  array->local_ = static_cast<std::byte*>(memory);
-  if (int rc = PMPI_Win_create(memory, bytes, static_cast<int>(element), MPI_INFO_NULL, array->comm_,
-                               &array->window_);
-      rc != MPI_SUCCESS) {
-    array->window_ = MPI_WIN_NULL;
-    array->release();
-    return rc;
-  }
+  SHIM_TRY(PMPI_Win_create(array->memory_.get(), bytes, static_cast<int>(element), MPI_INFO_NULL, array->comm_.get(),
+                           array->window_.out()));
   out = std::move(array);
   return MPI_SUCCESS;
 }
 
 int DistributedArray::release() {
-  const int rc = window_ == MPI_WIN_NULL ? MPI_SUCCESS : PMPI_Win_free(&window_);
-  if (local_ != nullptr) {
-    PMPI_Free_mem(local_);
-    local_ = nullptr;
-  }
+  const int rc = window_.free();
+  memory_.reset();
   return rc;
-}
-
-DistributedArray::~DistributedArray() {
-  if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
 }
 
 }  // namespace shim::mirror

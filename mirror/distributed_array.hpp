@@ -15,8 +15,9 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/mpi_handle.hpp"
 #include "mirror/block_distribution.hpp"
-#include "mirror/element_kind.hpp"
+#include "common/element_kind.hpp"
 
 namespace shim::mirror {
 
@@ -24,8 +25,9 @@ class DistributedArray {
  public:
   DistributedArray(const DistributedArray&) = delete;
   DistributedArray& operator=(const DistributedArray&) = delete;
-  // Frees the communicator duplicate, kept past release() for errors.
-  ~DistributedArray();
+  // Collective, like release(); the communicator duplicate outlives
+  // release() so that its errors can still be raised on it.
+  ~DistributedArray() = default;
 
   // Collective over comm; the memory starts zeroed.
   static int create(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
@@ -33,22 +35,22 @@ class DistributedArray {
   // Collective: frees the window and its memory.
   int release();
 
-  MPI_Comm comm() const { return comm_; }  // a duplicate of the user's
-  MPI_Win window() const { return window_; }
+  MPI_Comm comm() const { return comm_.get(); }  // a duplicate of the user's
+  MPI_Win window() const { return window_.get(); }
   std::int64_t count() const { return blocks_.count(); }
   MPI_Datatype type() const { return type_; }
   int rank() const { return rank_; }
   Range block(int rank) const { return blocks_.block(rank); }
   int owner(std::int64_t index) const { return blocks_.owner(index); }
   // This process's block, in its window memory.
-  std::byte* local_data() const { return local_; }
+  std::byte* local_data() const { return memory_.get(); }
 
  private:
   DistributedArray() = default;
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  MPI_Win window_ = MPI_WIN_NULL;
-  std::byte* local_ = nullptr;
+  OwnedComm comm_;
+  OwnedMpiMemory memory_;  // the window's: freed after it
+  OwnedWin window_;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   int rank_ = 0;
   BlockDistribution blocks_{0, 1};

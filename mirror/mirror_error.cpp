@@ -3,7 +3,7 @@
 #include <mutex>
 #include <set>
 
-#include "shim/log.hpp"
+#include "common/log.hpp"
 
 namespace shim::mirror {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/mpi_try.hpp"
 #include "mirror/mirror_error.hpp"
 #include "mirror/sparse_merge.hpp"
 
@@ -13,15 +14,56 @@ namespace {
 // Stripes of about a page: an accumulate holds one lock per page it touches.
 constexpr std::size_t kStripeBytes = 4096;
 
-int free_comm(MPI_Comm& comm) {
-  if (comm == MPI_COMM_NULL) return MPI_SUCCESS;
-  return PMPI_Comm_free(&comm);
+// Shared memory needs every node to be inside one host. Virtual nodes
+// (SHIM_NODE_SIZE) larger than a host would split across hosts: refuse on
+// every process alike rather than fail on some.
+int check_node_in_one_host(MPI_Comm comm, const topo::Hierarchy& hierarchy) {
+  OwnedComm shared;
+  SHIM_TRY(PMPI_Comm_split_type(hierarchy.node(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, shared.out()));
+  int shared_size = 0;
+  SHIM_TRY(PMPI_Comm_size(shared.get(), &shared_size));
+  const topo::Layout& layout = hierarchy.layout();
+  int node_in_one_host = shared_size == layout.ppn(layout.node_of(hierarchy.rank())) ? 1 : 0;
+  SHIM_TRY(PMPI_Allreduce(MPI_IN_PLACE, &node_in_one_host, 1, MPI_INT, MPI_MIN, comm));
+  if (node_in_one_host) return MPI_SUCCESS;
+  return report_error(MPI_ERR_OTHER,
+                      "shim_mirror_create: a node (" + hierarchy.node_source() +
+                          ") spans processes that share no memory; a mirrored window needs each node's "
+                          "processes on one host (is SHIM_NODE_SIZE larger than a host?)",
+                      hierarchy.rank() == 0);
 }
 
-int free_window(MPI_Win& window) {
-  if (window == MPI_WIN_NULL) return MPI_SUCCESS;
-  PMPI_Win_unlock_all(window);
-  return PMPI_Win_free(&window);
+// Each node's non-zero blocks of this slice go to every node of the merge
+// rail, which folds them in node order.
+int merge_sparse_slice(MPI_Comm rail, ElementKind kind, const SliceBlocks& shape, std::byte* data) {
+  const std::vector<std::int64_t> ids = shape.elements > 0 ? nonzero_blocks(shape, data) : std::vector<std::int64_t>{};
+  const std::vector<std::byte> packed = pack_blocks(shape, data, ids);
+  int members = 0;
+  SHIM_TRY(PMPI_Comm_size(rail, &members));
+  // Per node: how many blocks, and how many bytes they pack to.
+  std::vector<std::int64_t> sizes(2 * static_cast<std::size_t>(members));
+  const std::int64_t mine[2] = {static_cast<std::int64_t>(ids.size()), static_cast<std::int64_t>(packed.size())};
+  SHIM_TRY(PMPI_Allgather(mine, 2, MPI_INT64_T, sizes.data(), 2, MPI_INT64_T, rail));
+  std::vector<MPI_Count> id_counts(members), byte_counts(members);
+  std::vector<MPI_Aint> id_displs(members), byte_displs(members);
+  std::vector<std::int64_t> id_offset(members + 1), data_offset(members);
+  for (int n = 0; n < members; ++n) {
+    id_counts[n] = sizes[2 * n];
+    byte_counts[n] = sizes[2 * n + 1];
+    id_offset[n + 1] = id_offset[n] + id_counts[n];
+    id_displs[n] = static_cast<MPI_Aint>(id_offset[n]);
+    byte_displs[n] = n == 0 ? 0 : byte_displs[n - 1] + static_cast<MPI_Aint>(byte_counts[n - 1]);
+    data_offset[n] = byte_displs[n];
+  }
+  if (id_offset[members] == 0) return MPI_SUCCESS;  // every node's slice is zero
+  std::vector<std::int64_t> all_ids(static_cast<std::size_t>(id_offset[members]));
+  std::vector<std::byte> all_data(static_cast<std::size_t>(byte_displs[members - 1] + byte_counts[members - 1]));
+  SHIM_TRY(PMPI_Allgatherv_c(ids.data(), static_cast<MPI_Count>(ids.size()), MPI_INT64_T, all_ids.data(),
+                             id_counts.data(), id_displs.data(), MPI_INT64_T, rail));
+  SHIM_TRY(PMPI_Allgatherv_c(packed.data(), static_cast<MPI_Count>(packed.size()), MPI_BYTE, all_data.data(),
+                             byte_counts.data(), byte_displs.data(), MPI_BYTE, rail));
+  fold_contributions(kind, shape, data, {all_ids, id_offset, all_data, data_offset});
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -30,17 +72,13 @@ int MirroredWindow::create(std::int64_t count, MPI_Datatype type, ElementKind ki
                            const topo::Hierarchy& hierarchy, bool per_process_segments,
                            std::unique_ptr<MirroredWindow>& out) {
   std::unique_ptr<MirroredWindow> window(new MirroredWindow());
-  const int rc = window->allocate(count, type, kind, comm, hierarchy, per_process_segments);
-  if (rc != MPI_SUCCESS) {
-    window->release();
-    return rc;
-  }
+  SHIM_TRY(window->allocate(count, type, kind, comm, hierarchy, per_process_segments));
   out = std::move(window);
   return MPI_SUCCESS;
 }
 
-int MirroredWindow::allocate(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
-                             const topo::Hierarchy& hierarchy, bool per_process_segments) {
+void MirroredWindow::lay_out(std::int64_t count, MPI_Datatype type, ElementKind kind,
+                             const topo::Hierarchy& hierarchy) {
   const topo::Layout& layout = hierarchy.layout();
   const int rank = hierarchy.rank();
   count_ = count;
@@ -55,93 +93,45 @@ int MirroredWindow::allocate(std::int64_t count, MPI_Datatype type, ElementKind 
   blocks_ = BlockDistribution(count, local_size_);
   stripe_elements_ = static_cast<std::int64_t>(std::max<std::size_t>(1, kStripeBytes / element_bytes_));
   comm_rank_of_local_.assign(layout.members(node_).begin(), layout.members(node_).end());
+}
 
-  // Shared memory needs every node to be inside one host. Virtual nodes
-  // (SHIM_NODE_SIZE) larger than a host would split across hosts: refuse on
-  // every process alike rather than fail on some.
-  MPI_Comm shared = MPI_COMM_NULL;
-  if (int rc = PMPI_Comm_split_type(hierarchy.node(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-      rc != MPI_SUCCESS)
-    return rc;
-  int shared_size = 0;
-  PMPI_Comm_size(shared, &shared_size);
-  PMPI_Comm_free(&shared);
-  int node_in_one_host = shared_size == local_size_ ? 1 : 0;
-  if (int rc = PMPI_Allreduce(MPI_IN_PLACE, &node_in_one_host, 1, MPI_INT, MPI_MIN, comm); rc != MPI_SUCCESS)
-    return rc;
-  if (!node_in_one_host)
-    return report_error(MPI_ERR_OTHER,
-                      "shim_mirror_create: a node (" + hierarchy.node_source() +
-                          ") spans processes that share no memory; a mirrored window needs each node's "
-                          "processes on one host (is SHIM_NODE_SIZE larger than a host?)",
-                        rank == 0);
-
-  if (int rc = PMPI_Comm_dup(comm, &comm_); rc != MPI_SUCCESS) return rc;
-  if (int rc = PMPI_Comm_dup(hierarchy.node(), &node_comm_); rc != MPI_SUCCESS) return rc;
+int MirroredWindow::allocate(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
+                             const topo::Hierarchy& hierarchy, bool per_process_segments) {
+  lay_out(count, type, kind, hierarchy);
+  SHIM_TRY(check_node_in_one_host(comm, hierarchy));
+  SHIM_TRY(PMPI_Comm_dup(comm, comm_.out()));
+  SHIM_TRY(PMPI_Comm_dup(hierarchy.node(), node_comm_.out()));
   // Merge slices: local rank r < smallest node size merges slice r with its
   // counterparts, one per node; on uneven nodes the surplus ranks idle.
   const int color = local_rank_ < merge_slices_ ? local_rank_ : MPI_UNDEFINED;
-  if (int rc = PMPI_Comm_split(comm, color, node_, &merge_comm_); rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(PMPI_Comm_split(comm, color, node_, merge_comm_.out()));
 
   const Range mine = blocks_.block(local_rank_);
   const auto extent = static_cast<MPI_Aint>(element_bytes_);
-  void* base = nullptr;
-  MPI_Info info = MPI_INFO_NULL;
-  if (per_process_segments) {
-    PMPI_Info_create(&info);
-    PMPI_Info_set(info, "alloc_shared_noncontig", "true");
-  }
-  const int allocated = PMPI_Win_allocate_shared(mine.count * extent, static_cast<int>(extent), info, node_comm_,
-                                                 &base, &data_win_);
-  if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
-  if (allocated != MPI_SUCCESS) {
-    data_win_ = MPI_WIN_NULL;
-    return allocated;
-  }
-  PMPI_Win_lock_all(MPI_MODE_NOCHECK, data_win_);
-  base_of_local_.resize(static_cast<std::size_t>(local_size_));
+  SHIM_TRY(NodeSharedMemory::allocate(node_comm_.get(), mine.count * extent, static_cast<int>(extent),
+                                      per_process_segments, memory_));
+  const std::span<const SharedSegment> segments = memory_->segments();
+  base_of_local_.resize(segments.size());
   contiguous_ = true;
   for (int local = 0; local < local_size_; ++local) {
-    MPI_Aint size = 0;
-    int unit = 0;
-    void* peer = nullptr;
-    if (int rc = PMPI_Win_shared_query(data_win_, local, &size, &unit, &peer); rc != MPI_SUCCESS) return rc;
-    base_of_local_[static_cast<std::size_t>(local)] = static_cast<std::byte*>(peer);
+    std::byte* base = reinterpret_cast<std::byte*>(segments[static_cast<std::size_t>(local)].base);
+    base_of_local_[static_cast<std::size_t>(local)] = base;
     const Range theirs = blocks_.block(local);
-    if (theirs.count > 0 && static_cast<std::byte*>(peer) != base_of_local_[0] + theirs.first * extent)
-      contiguous_ = false;
+    if (theirs.count > 0 && base != base_of_local_[0] + theirs.first * extent) contiguous_ = false;
   }
-
-  void* lock_base = nullptr;
-  const MPI_Aint lock_bytes = local_rank_ == 0 ? static_cast<MPI_Aint>(StripeLocks::kBytes) : 0;
-  if (int rc = PMPI_Win_allocate_shared(lock_bytes, 1, MPI_INFO_NULL, node_comm_, &lock_base, &lock_win_);
-      rc != MPI_SUCCESS) {
-    lock_win_ = MPI_WIN_NULL;
-    return rc;
-  }
-  PMPI_Win_lock_all(MPI_MODE_NOCHECK, lock_win_);
-  MPI_Aint size = 0;
-  int unit = 0;
-  void* words = nullptr;
-  if (int rc = PMPI_Win_shared_query(lock_win_, 0, &size, &unit, &words); rc != MPI_SUCCESS) return rc;
-  if (local_rank_ == 0) std::memset(words, 0, StripeLocks::kBytes);
-  locks_ = StripeLocks(static_cast<std::uint32_t*>(words));
+  locks_ = memory_->locks();
   // A new window reads as zeros, like GA's created arrays.
-  if (mine.count > 0) std::memset(base, 0, static_cast<std::size_t>(mine.count) * element_bytes_);
-  PMPI_Win_sync(lock_win_);
+  if (mine.count > 0) std::memset(memory_->mine(), 0, static_cast<std::size_t>(mine.count) * element_bytes_);
   return sync();
 }
 
 int MirroredWindow::release() {
-  int rc = MPI_SUCCESS;
-  for (MPI_Win* window : {&lock_win_, &data_win_})
-    if (int r = free_window(*window); r != MPI_SUCCESS && rc == MPI_SUCCESS) rc = r;
-  for (MPI_Comm* comm : {&merge_comm_, &node_comm_})
-    if (int r = free_comm(*comm); r != MPI_SUCCESS && rc == MPI_SUCCESS) rc = r;
+  int rc = memory_ ? memory_->release() : MPI_SUCCESS;
+  for (OwnedComm* comm : {&merge_comm_, &node_comm_}) {
+    if (const int freed = comm->free(); rc == MPI_SUCCESS) rc = freed;
+  }
   return rc;
 }
-
-MirroredWindow::~MirroredWindow() { free_comm(comm_); }
 
 std::byte* MirroredWindow::address(std::int64_t index) const {
   if (contiguous_) return base_of_local_[0] + static_cast<std::size_t>(index) * element_bytes_;
@@ -201,17 +191,10 @@ void MirroredWindow::accumulate(Range range, const void* buffer, const void* sca
   }
 }
 
-int MirroredWindow::sync() {
-  // MPI's shared-memory idiom: the window sync orders this process's stores
-  // and loads, the barrier orders the processes.
-  PMPI_Win_sync(data_win_);
-  if (int rc = PMPI_Barrier(node_comm_); rc != MPI_SUCCESS) return rc;
-  PMPI_Win_sync(data_win_);
-  return MPI_SUCCESS;
-}
+int MirroredWindow::sync() { return memory_->sync(); }
 
 int MirroredWindow::zero() {
-  if (int rc = sync(); rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(sync());
   const Range mine = blocks_.block(local_rank_);
   if (mine.count > 0) std::memset(address(mine.first), 0, static_cast<std::size_t>(mine.count) * element_bytes_);
   return sync();
@@ -228,62 +211,27 @@ int MirroredWindow::with_contiguous(Range range, const std::function<int(std::by
 }
 
 int MirroredWindow::merge(Range range) {
-  if (int rc = sync(); rc != MPI_SUCCESS) return rc;
-  if (nodes_ > 1 && merge_comm_ != MPI_COMM_NULL) {
+  SHIM_TRY(sync());
+  if (nodes_ > 1 && merge_comm_) {
     // Every local rank sums its slice with its counterparts in parallel, so
     // all cores and all NICs of a node take part.
     const Range slice = share(range, merge_slices_, local_rank_);
     if (slice.count > 0) {
-      const int rc = with_contiguous(slice, [&](std::byte* data) {
-        return PMPI_Allreduce_c(MPI_IN_PLACE, data, slice.count, type_, MPI_SUM, merge_comm_);
-      });
-      if (rc != MPI_SUCCESS) return rc;
+      SHIM_TRY(with_contiguous(slice, [&](std::byte* data) {
+        return PMPI_Allreduce_c(MPI_IN_PLACE, data, slice.count, type_, MPI_SUM, merge_comm_.get());
+      }));
     }
   }
   return sync();
 }
 
 int MirroredWindow::merge_sparse(std::int64_t block) {
-  if (int rc = sync(); rc != MPI_SUCCESS) return rc;
-  if (nodes_ > 1 && merge_comm_ != MPI_COMM_NULL) {
+  SHIM_TRY(sync());
+  if (nodes_ > 1 && merge_comm_) {
     const Range slice = share({0, count_}, merge_slices_, local_rank_);
-    const int rc = with_contiguous(slice, [&](std::byte* data) {
-      const SliceBlocks shape{slice.count, block, element_bytes_};
-      const std::vector<std::int64_t> ids = slice.count > 0 ? nonzero_blocks(shape, data) : std::vector<std::int64_t>{};
-      const std::vector<std::byte> packed = pack_blocks(shape, data, ids);
-      int members = 0;
-      PMPI_Comm_size(merge_comm_, &members);
-      // Per node: how many blocks, and how many bytes they pack to.
-      std::vector<std::int64_t> sizes(2 * static_cast<std::size_t>(members));
-      const std::int64_t mine[2] = {static_cast<std::int64_t>(ids.size()), static_cast<std::int64_t>(packed.size())};
-      if (int r = PMPI_Allgather(mine, 2, MPI_INT64_T, sizes.data(), 2, MPI_INT64_T, merge_comm_); r != MPI_SUCCESS)
-        return r;
-      std::vector<MPI_Count> id_counts(members), byte_counts(members);
-      std::vector<MPI_Aint> id_displs(members), byte_displs(members);
-      std::vector<std::int64_t> id_offset(members + 1), data_offset(members);
-      for (int n = 0; n < members; ++n) {
-        id_counts[n] = sizes[2 * n];
-        byte_counts[n] = sizes[2 * n + 1];
-        id_offset[n + 1] = id_offset[n] + id_counts[n];
-        id_displs[n] = static_cast<MPI_Aint>(id_offset[n]);
-        byte_displs[n] = n == 0 ? 0 : byte_displs[n - 1] + static_cast<MPI_Aint>(byte_counts[n - 1]);
-        data_offset[n] = byte_displs[n];
-      }
-      if (id_offset[members] == 0) return MPI_SUCCESS;  // every node's slice is zero
-      std::vector<std::int64_t> all_ids(static_cast<std::size_t>(id_offset[members]));
-      std::vector<std::byte> all_data(static_cast<std::size_t>(byte_displs[members - 1] + byte_counts[members - 1]));
-      if (int r = PMPI_Allgatherv_c(ids.data(), static_cast<MPI_Count>(ids.size()), MPI_INT64_T, all_ids.data(),
-                                    id_counts.data(), id_displs.data(), MPI_INT64_T, merge_comm_);
-          r != MPI_SUCCESS)
-        return r;
-      if (int r = PMPI_Allgatherv_c(packed.data(), static_cast<MPI_Count>(packed.size()), MPI_BYTE, all_data.data(),
-                                    byte_counts.data(), byte_displs.data(), MPI_BYTE, merge_comm_);
-          r != MPI_SUCCESS)
-        return r;
-      fold_contributions(kind_, shape, data, {all_ids, id_offset, all_data, data_offset});
-      return MPI_SUCCESS;
-    });
-    if (rc != MPI_SUCCESS) return rc;
+    SHIM_TRY(with_contiguous(slice, [&](std::byte* data) {
+      return merge_sparse_slice(merge_comm_.get(), kind_, {slice.count, block, element_bytes_}, data);
+    }));
   }
   return sync();
 }

@@ -19,8 +19,10 @@
 #include <vector>
 
 #include "mirror/block_distribution.hpp"
-#include "mirror/element_kind.hpp"
-#include "mirror/stripe_locks.hpp"
+#include "common/element_kind.hpp"
+#include "common/mpi_handle.hpp"
+#include "common/node_shared_memory.hpp"
+#include "common/stripe_locks.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shim::mirror {
@@ -29,9 +31,9 @@ class MirroredWindow {
  public:
   MirroredWindow(const MirroredWindow&) = delete;
   MirroredWindow& operator=(const MirroredWindow&) = delete;
-  // Frees the communicator duplicate, which outlives release() so that its
-  // errors can still be raised on it.
-  ~MirroredWindow();
+  // Collective, like release(); the communicator duplicate outlives
+  // release() so that its errors can still be raised on it.
+  ~MirroredWindow() = default;
 
   // Collective over comm, whose nodes `hierarchy` describes. On failure
   // returns an MPI error code (see mirror_error.hpp) and leaves `out` empty.
@@ -42,11 +44,10 @@ class MirroredWindow {
   int release();
 
   // A duplicate of the user's communicator: errors are raised on it.
-  MPI_Comm comm() const { return comm_; }
+  MPI_Comm comm() const { return comm_.get(); }
   std::int64_t count() const { return count_; }
   MPI_Datatype type() const { return type_; }
   ElementKind kind() const { return kind_; }
-  std::size_t element_bytes() const { return element_bytes_; }
   int node() const { return node_; }
   int nodes() const { return nodes_; }
   int local_rank() const { return local_rank_; }
@@ -74,6 +75,7 @@ class MirroredWindow {
 
  private:
   MirroredWindow() = default;
+  void lay_out(std::int64_t count, MPI_Datatype type, ElementKind kind, const topo::Hierarchy& hierarchy);
   int allocate(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
                const topo::Hierarchy& hierarchy, bool per_process_segments);
   // Calls visit(pointer, offset into range, elements) for each piece of
@@ -83,11 +85,10 @@ class MirroredWindow {
   // copy is contiguous, otherwise through a scratch copy.
   int with_contiguous(Range range, const std::function<int(std::byte*)>& work);
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  MPI_Comm node_comm_ = MPI_COMM_NULL;
-  MPI_Comm merge_comm_ = MPI_COMM_NULL;  // same local rank, one per node; null if this rank idles in merges
-  MPI_Win data_win_ = MPI_WIN_NULL;
-  MPI_Win lock_win_ = MPI_WIN_NULL;
+  OwnedComm comm_;
+  OwnedComm node_comm_;
+  OwnedComm merge_comm_;  // same local rank, one per node; null if this rank idles in merges
+  std::unique_ptr<NodeSharedMemory> memory_;  // after the communicators: goes first
   std::int64_t count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   ElementKind kind_ = ElementKind::int8;

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "mirror/element_kind.hpp"
+#include "common/element_kind.hpp"
 
 namespace shim::mirror {
 

@@ -7,7 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "mirror/element_type.hpp"
+#include "common/element_type.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim::rma {
 
@@ -68,8 +69,8 @@ bool apply_typed(MPI_Op op, const void* origin, void* target, MPI_Count count) {
 // shim's own kernels for every integer, floating-point and complex kind:
 // MPICH 4.0.2's MPI_Reduce_local compares MPI_UNSIGNED as signed under
 // MPI_MAX (4294967292 > 4 comes out false), so it is not trusted with them.
-bool apply_kind(mirror::ElementKind kind, MPI_Op op, const void* origin, void* target, MPI_Count count) {
-  using mirror::ElementKind;
+bool apply_kind(shim::ElementKind kind, MPI_Op op, const void* origin, void* target, MPI_Count count) {
+  using shim::ElementKind;
   switch (kind) {
     case ElementKind::int8: return apply_typed<std::int8_t>(op, origin, target, count);
     case ElementKind::int16: return apply_typed<std::int16_t>(op, origin, target, count);
@@ -105,8 +106,8 @@ bool apply_logical(MPI_Op op, const void* origin, void* target, MPI_Count count)
 enum class Category { integer, real, complex, logical, byte, pair, other };
 
 Category category_of(MPI_Datatype basic) {
-  using mirror::ElementKind;
-  if (const auto kind = mirror::element_kind_of(basic)) {
+  using shim::ElementKind;
+  if (const auto kind = shim::element_kind_of(basic)) {
     switch (*kind) {
       case ElementKind::float32: case ElementKind::float64: case ElementKind::long_double: return Category::real;
       case ElementKind::complex_float32: case ElementKind::complex_float64: case ElementKind::complex_long_double:
@@ -150,16 +151,17 @@ struct BasicFacts {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Count size = 0;
   Category category = Category::other;
-  std::optional<mirror::ElementKind> kind;
+  std::optional<shim::ElementKind> kind;
 };
 
 const BasicFacts& facts_of(MPI_Datatype basic) {
   thread_local BasicFacts last;
   if (last.type != basic) {
     last.type = basic;
-    PMPI_Type_size_c(basic, &last.size);
+    // `basic` came out of datatype_layout(), which asked MPI the same.
+    static_cast<void>(PMPI_Type_size_c(basic, &last.size));
     last.category = category_of(basic);
-    last.kind = mirror::element_kind_of(basic);
+    last.kind = shim::element_kind_of(basic);
   }
   return last;
 }
@@ -193,7 +195,7 @@ int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI
     return apply_typed<std::uint8_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
   }
   MPI_Count lb = 0, extent = 0;
-  PMPI_Type_get_extent_c(basic, &lb, &extent);
+  SHIM_TRY(PMPI_Type_get_extent_c(basic, &lb, &extent));
   if (extent == size) {
     return PMPI_Reduce_local_c(origin, target, count, basic, op) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_OP;
   }
@@ -202,13 +204,12 @@ int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI
   const MPI_Count bytes = count * extent;
   std::vector<unsigned char> in(static_cast<std::size_t>(bytes)), inout(static_cast<std::size_t>(bytes));
   MPI_Count position = 0;
-  PMPI_Unpack_c(origin, count * size, &position, in.data(), count, basic, MPI_COMM_SELF);
+  SHIM_TRY(PMPI_Unpack_c(origin, count * size, &position, in.data(), count, basic, MPI_COMM_SELF));
   position = 0;
-  PMPI_Unpack_c(target, count * size, &position, inout.data(), count, basic, MPI_COMM_SELF);
+  SHIM_TRY(PMPI_Unpack_c(target, count * size, &position, inout.data(), count, basic, MPI_COMM_SELF));
   if (PMPI_Reduce_local_c(in.data(), inout.data(), count, basic, op) != MPI_SUCCESS) return MPI_ERR_OP;
   position = 0;
-  PMPI_Pack_c(inout.data(), count, basic, target, count * size, &position, MPI_COMM_SELF);
-  return MPI_SUCCESS;
+  return PMPI_Pack_c(inout.data(), count, basic, target, count * size, &position, MPI_COMM_SELF);
 }
 
 void compare_and_swap(const void* origin, const void* compare, void* target, void* old, int bytes) {

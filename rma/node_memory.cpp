@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/mpi_try.hpp"
 #include "rma/combine.hpp"
 
 namespace shim::rma {
@@ -16,7 +17,7 @@ constexpr int kStripeShift = 12;  // 4 KiB of a segment per stripe
 // The stripes [begin, end) of segment `local` covers, as a bit set: taken in
 // increasing order, so two appliers never wait on each other in a cycle.
 std::uint64_t stripes_of(int local, std::int64_t begin, std::int64_t end) {
-  constexpr int kStripes = mirror::StripeLocks::kStripes;
+  constexpr int kStripes = shim::StripeLocks::kStripes;
   static_assert(kStripes == 64);
   const std::int64_t first = begin >> kStripeShift;
   const std::int64_t last = (end - 1) >> kStripeShift;
@@ -43,8 +44,8 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
 
   int rc = MPI_SUCCESS;
   MPI_Count element = 0, lb = 0, extent = 0;
-  PMPI_Type_size_c(basic, &element);
-  PMPI_Type_get_extent_c(basic, &lb, &extent);
+  SHIM_TRY(PMPI_Type_size_c(basic, &element));
+  SHIM_TRY(PMPI_Type_get_extent_c(basic, &lb, &extent));
   // Without padding inside an element (every type but the pair types),
   // runs hold whole elements, so each run can be updated where it lies,
   // under the locks of its own stripes only: MPI promises atomicity per

@@ -6,12 +6,12 @@
 #include <optional>
 #include <string>
 
-#include "mirror/element_type.hpp"
+#include "common/element_type.hpp"
 #include "mirror/mirror_copy.hpp"
 #include "mirror/mirror_error.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/export.hpp"
-#include "shim/log.hpp"
+#include "common/log.hpp"
 #include "shim/runtime.hpp"
 
 struct shim_mirror_s {
@@ -40,13 +40,12 @@ int raise_on_self(int error_class, const std::string& message) {
 // all processes find the same error, one prints it.
 bool reports_for(MPI_Comm comm) {
   int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  return rank == 0;
+  return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0;
 }
 
 // Checks shared by both create functions; fills `kind`.
 int check_create(const char* function, MPI_Count count, MPI_Datatype type, MPI_Comm comm, const void* out,
-                 shim::mirror::ElementKind& kind) {
+                 shim::ElementKind& kind) {
   const std::string prefix = std::string(function) + ": ";
   if (comm == MPI_COMM_NULL) return raise_on_self(MPI_ERR_COMM, prefix + "the communicator is MPI_COMM_NULL");
   int inter = 0;
@@ -56,9 +55,9 @@ int check_create(const char* function, MPI_Count count, MPI_Datatype type, MPI_C
   if (out == nullptr) return raise(comm, report_error(MPI_ERR_ARG, prefix + "the output handle pointer is NULL", print));
   if (count < 0)
     return raise(comm, report_error(MPI_ERR_COUNT, prefix + "count " + std::to_string(count) + " is negative", print));
-  const std::optional<shim::mirror::ElementKind> known = shim::mirror::element_kind_of(type);
+  const std::optional<shim::ElementKind> known = shim::element_kind_of(type);
   if (!known)
-    return raise(comm, report_error(MPI_ERR_TYPE, prefix + shim::mirror::datatype_label(type) +
+    return raise(comm, report_error(MPI_ERR_TYPE, prefix + shim::datatype_label(type) +
                                                     " is not supported: the elements must be of a predefined "
                                                     "integer, floating-point or complex datatype (merge sums them)",
                                                     print));
@@ -95,7 +94,7 @@ int null_pointer(MPI_Comm comm, const char* function, const char* what) {
 void announce(const shim::CommState& state, const shim::mirror::MirroredWindow& window) {
   if (!shim::config().verbose || state.rank() != 0) return;
   shim::print_line("mirror on " + state.label() + ": " + std::to_string(window.count()) + " x " +
-             std::string(shim::mirror::element_name(window.kind())) + "; " + std::to_string(window.nodes()) +
+             std::string(shim::element_name(window.kind())) + "; " + std::to_string(window.nodes()) +
              (window.nodes() == 1 ? " node copy" : " node copies") +
              (window.nodes() == 1 ? ": one shared copy, merge is a barrier"
                                   : "; merge: one allreduce per local rank, over its rail") +
@@ -106,7 +105,7 @@ void announce(const shim::CommState& state, const shim::mirror::MirroredWindow& 
 
 SHIM_EXPORT int shim_mirror_create(MPI_Count count, MPI_Datatype type, MPI_Comm comm, shim_mirror* mirror) {
   constexpr const char* kFunction = "shim_mirror_create";
-  shim::mirror::ElementKind kind{};
+  shim::ElementKind kind{};
   if (int rc = check_create(kFunction, count, type, comm, mirror, kind); rc != MPI_SUCCESS) return rc;
   *mirror = nullptr;
   if (!shim::runtime_running())
@@ -252,7 +251,7 @@ SHIM_EXPORT int shim_mirror_merge_sparse(shim_mirror mirror, MPI_Count block_ele
 }
 
 SHIM_EXPORT int shim_distributed_create(MPI_Count count, MPI_Datatype type, MPI_Comm comm, shim_distributed* array) {
-  shim::mirror::ElementKind kind{};
+  shim::ElementKind kind{};
   if (int rc = check_create("shim_distributed_create", count, type, comm, array, kind); rc != MPI_SUCCESS) return rc;
   *array = nullptr;
   auto handle = std::make_unique<shim_distributed_s>();
@@ -281,7 +280,7 @@ SHIM_EXPORT int shim_distributed_range(shim_distributed array, int rank, MPI_Cou
   if (array == nullptr) return null_handle(kFunction, "distributed array");
   const auto& a = *array->array;
   int size = 0;
-  PMPI_Comm_size(a.comm(), &size);
+  if (const int rc = PMPI_Comm_size(a.comm(), &size); rc != MPI_SUCCESS) return raise(a.comm(), rc);
   if (rank < 0 || rank >= size)
     return raise(a.comm(), report_error(MPI_ERR_RANK, std::string(kFunction) + ": rank " + std::to_string(rank) +
                                                         " is not in 0.." + std::to_string(size - 1)));

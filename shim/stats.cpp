@@ -1,3 +1,4 @@
+#include "common/format.hpp"
 #include "shim/stats.hpp"
 
 #include <atomic>
@@ -53,7 +54,7 @@ int size_class(std::int64_t bytes) {
   return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bytes - 1)));
 }
 
-std::string size_class_label(int size_class) { return "<=" + coll::format_bytes(std::int64_t{1} << size_class); }
+std::string size_class_label(int size_class) { return "<=" + format_bytes(std::int64_t{1} << size_class); }
 
 void record(const Record& r) {
   Counters delta{};

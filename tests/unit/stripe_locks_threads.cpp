@@ -6,10 +6,10 @@
 #include <thread>
 #include <vector>
 
-#include "mirror/stripe_locks.hpp"
+#include "common/stripe_locks.hpp"
 
 int main() {
-  using shim::mirror::StripeLocks;
+  using shim::StripeLocks;
   alignas(64) static std::uint32_t words[StripeLocks::kBytes / sizeof(std::uint32_t)] = {};
   std::int64_t counters[2] = {0, 0};
   constexpr int kThreads = 4, kIncrements = 20000;

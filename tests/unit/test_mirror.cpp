@@ -6,9 +6,10 @@
 #include <vector>
 
 #include "mirror/block_distribution.hpp"
-#include "mirror/element_kind.hpp"
+#include "common/element_kind.hpp"
 #include "mirror/sparse_merge.hpp"
 
+using namespace shim;
 using namespace shim::mirror;
 
 TEST_CASE("block distribution tiles the range with balanced consecutive blocks", "[mirror]") {

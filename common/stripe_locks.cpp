@@ -1,10 +1,10 @@
-#include "mirror/stripe_locks.hpp"
+#include "common/stripe_locks.hpp"
 
 #include <sched.h>
 
 #include <atomic>
 
-namespace shim::mirror {
+namespace shim {
 
 static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free,
               "locks shared between processes must be lock-free atomics");
@@ -27,4 +27,4 @@ void StripeLocks::unlock(int stripe) {
   std::atomic_ref<std::uint32_t>(word(stripe)).store(0, std::memory_order_release);
 }
 
-}  // namespace shim::mirror
+}  // namespace shim

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace shim::mirror {
+namespace shim {
 
 class StripeLocks {
  public:
@@ -28,4 +28,4 @@ class StripeLocks {
   std::uint32_t* words_ = nullptr;
 };
 
-}  // namespace shim::mirror
+}  // namespace shim

@@ -1,9 +1,9 @@
-#include "mirror/element_type.hpp"
+#include "common/element_type.hpp"
 
 #include <cstring>
 #include <iterator>
 
-namespace shim::mirror {
+namespace shim {
 
 namespace {
 
@@ -100,4 +100,4 @@ std::string datatype_label(MPI_Datatype type) {
   return "a derived datatype";
 }
 
-}  // namespace shim::mirror
+}  // namespace shim

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace shim::mirror {
+namespace shim {
 
 enum class ElementKind {
   int8, int16, int32, int64,
@@ -27,4 +27,4 @@ void scaled_add(ElementKind kind, void* dst, const void* src, const void* scale,
 // nothing to a sum, whatever the element type.
 bool all_zero_bytes(const void* data, std::size_t bytes);
 
-}  // namespace shim::mirror
+}  // namespace shim

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "mirror/element_kind.hpp"
+#include "common/element_kind.hpp"
 
-namespace shim::mirror {
+namespace shim {
 
 // The kind of a predefined integer, floating-point or complex datatype
 // (C, C++ and Fortran names alike); nothing for any other datatype.
@@ -17,4 +17,4 @@ std::optional<ElementKind> element_kind_of(MPI_Datatype type);
 // "MPI_DOUBLE" for predefined types, "a derived datatype" otherwise.
 std::string datatype_label(MPI_Datatype type);
 
-}  // namespace shim::mirror
+}  // namespace shim

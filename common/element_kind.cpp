@@ -1,11 +1,11 @@
-#include "mirror/element_kind.hpp"
+#include "common/element_kind.hpp"
 
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
-namespace shim::mirror {
+namespace shim {
 
 namespace {
 
@@ -84,4 +84,4 @@ bool all_zero_bytes(const void* data, std::size_t bytes) {
   return true;
 }
 
-}  // namespace shim::mirror
+}  // namespace shim
