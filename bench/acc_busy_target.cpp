@@ -31,6 +31,7 @@ void benchmark(const bench::Args& args) {
   if (sizes.front() < 8) throw bench::UsageError("sizes must be at least 8 bytes (one double)");
   if (bench::ranks() < 2) throw bench::UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
   const bench::PathWindows windows(paths, sizes.back());
+  bench::first_use(windows);
 
   const bench::Report report(args,
                              "origin latency of MPI_Accumulate (MPI_DOUBLE, MPI_SUM) + MPI_Win_flush while the "

@@ -61,6 +61,13 @@ std::string PathWindows::reported() const {
   return text;
 }
 
+void first_use(const PathWindows& w) {
+  for (int p = 0; p < static_cast<int>(w.paths().size()); ++p) {
+    accumulate_batch(w, p, 1, 10, 1);
+    accumulate_batch(w, p, std::min<std::int64_t>(8192, w.elements()), 2, 64);
+  }
+}
+
 const double* origin_data(std::int64_t elements) {
   static Buffer buffer;
   static std::int64_t filled = 0;

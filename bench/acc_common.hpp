@@ -58,6 +58,11 @@ struct Batch {
 Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, int flushes, int per_flush,
                        double cap = 0, double busy = 0);
 
+// Collective: some accumulates on every window, small and large, so that
+// first-use costs (connections, a server's start, lazy locks) fall outside
+// any batch that is timed or sizes the timed ones.
+void first_use(const PathWindows& w);
+
 // The origin's data, element i = 1 + i % 7, page-aligned; shared by all
 // batches.
 const double* origin_data(std::int64_t elements);

@@ -37,6 +37,7 @@ void benchmark(const bench::Args& args) {
   if (sizes.front() < 8) throw bench::UsageError("sizes must be at least 8 bytes (one double)");
   if (bench::ranks() < 2) throw bench::UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
   const bench::PathWindows windows(paths, sizes.back());
+  bench::first_use(windows);
   auto index = [&](const char* path) {
     const auto found = std::find(paths.begin(), paths.end(), path);
     return found == paths.end() ? -1 : static_cast<int>(found - paths.begin());

@@ -129,12 +129,7 @@ void benchmark(const bench::Args& args) {
   const bench::PathWindows windows(paths, 65536);
   report.line("windows (MPI_Win_allocate, 64 KiB per rank, info shim_accumulate -> the path shim took): " +
               windows.reported());
-  // Some accumulates on every window, so any server has started, served
-  // and gone idle again.
-  for (int p = 0; p < static_cast<int>(paths.size()); ++p) {
-    bench::accumulate_batch(windows, p, 1, 10, 1);
-    bench::accumulate_batch(windows, p, 8192, 2, 64);
-  }
+  bench::first_use(windows);  // any server has started, served and gone idle again
   const auto used = sample("windows", seconds);
   report.columns({"phase", "rank", "host", "seconds", "main_thread_pct", "other_threads_pct", "other_threads_exact_pct",
                   "threads"},
