@@ -8,7 +8,7 @@ acc_latency, acc_server_idle (also with SHIM_SERVER=0) and fock_build; on the
 hosts also acc_busy_target. Writes each run's CSV, acc_latency.png (latency
 and bandwidth by size and path) and acc_busy_target.png (busy vs idle target)
 to --out, and prints markdown tables. Needs root for the cluster (its name:
-VCLUSTER_NAME, default acc_hosts); about 2.5 minutes on a quiet machine.
+VCLUSTER_NAME, default acchosts); about 2.5 minutes on a quiet machine.
 
   bench/acc_hosts.py [--build DIR] [--out DIR] [--no-cluster] [--quick] [--busy S] [--idle S]
 """
@@ -80,12 +80,15 @@ def main():
                      [[format_size(r["bytes"]), r["path"], fmt(r["idle_us"]), fmt(r["busy_us"]),
                        fmt(r["busy_over_idle"], 2), r["busy_ops"]] for r in busy.rows])
         sizes = sorted({int(r["bytes"]) for r in busy.rows}, key=int)
-        driver.plot_bars(d.path("acc_busy_target.png"), "MPI_Accumulate + flush between 2 TCP hosts, target idle in "
-                         f"MPI vs computing {d.args.busy} s stretches", "accumulate size", [
-                             ("", "µs per accumulate + flush (log)", [format_size(s) for s in sizes],
-                              {f"{'native MPI' if p == 'native' else 'shim ' + p}, target {state}":
-                               [float(busy.find(bytes=s, path=p)[f"{state}_us"]) for s in sizes]
-                               for p in PATHS for state in ("idle", "busy")})], logy=True)
+        labels = {p: "native MPI" if p == "native" else f"shim {p}-computes" for p in PATHS}
+        driver.plot_bars(
+            d.path("acc_busy_target.png"), f"MPI_Accumulate + flush between 2 TCP hosts, the target idle in MPI or "
+            f"computing {d.args.busy} s stretches without MPI calls", "accumulate size",
+            [("", "µs per accumulate + flush (log)", [format_size(s) for s in sizes],
+              {f"{labels[p]}, target {state}": [float(busy.find(bytes=s, path=p)[f"{state}_us"]) for s in sizes]
+               for p in PATHS for state in ("idle", "busy")})], logy=True,
+            styles={f"{labels[p]}, target {state}": {"color": f"C{k}", "alpha": 0.45 if state == "idle" else 1}
+                    for k, p in enumerate(PATHS) for state in ("idle", "busy")})
 
     idle_rows = []
     for where in WHERE:

@@ -4,7 +4,7 @@ an emulated cluster, counted by the kernel outside MPI and shim, beside its
 time.
 
 On a vcluster from tests/vcluster/three_subnets.spec (6 hosts in 3 subnets,
-100 Mbit/s router links; name VCLUSTER_NAME, default bcast_links): probes the
+100 Mbit/s router links; name VCLUSTER_NAME, default bcastlinks): probes the
 network with shim-probe (unless --profile), then per size and algorithm runs
 `bcast_latency --single ALG` with N and with 2N broadcasts and reads the
 router's interface counters around each (bytes per broadcast = (delta(2N) -

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 
 import matplotlib
@@ -127,15 +128,16 @@ def plot_lines(path, title, panels, columns=3):
     _save(fig, path, title)
 
 
-def plot_bars(path, title, xlabel, panels, logy=False):
+def plot_bars(path, title, xlabel, panels, logy=False, styles=None):
     """One panel per (title, ylabel, categories, {label: [value per category]}):
-    grouped bars."""
+    grouped bars; styles: {label: bar() keywords}, native hatched by default."""
     fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.6), squeeze=False)
     for ax, (panel_title, ylabel, categories, series) in zip(axes[0], panels):
         width = 0.8 / len(series)
         for k, (label, values) in enumerate(series.items()):
             positions = [c + (k - (len(series) - 1) / 2) * width for c in range(len(categories))]
-            ax.bar(positions, values, width, label=label, hatch="//" if label.startswith("native") else None)
+            style = {"hatch": "//" if label.startswith("native") else None, **(styles or {}).get(label, {})}
+            ax.bar(positions, values, width, label=label, **style)
         ax.set_xticks(range(len(categories)), categories)
         if logy:
             ax.set_yscale("log")
@@ -146,7 +148,7 @@ def plot_bars(path, title, xlabel, panels, logy=False):
 
 
 def _save(fig, path, title):
-    fig.suptitle(title)
+    fig.suptitle(textwrap.fill(title, 55 * fig.axes[0].get_gridspec().ncols))  # about 55 characters fit a panel
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -173,7 +175,7 @@ class Driver:
         self.args.build = os.path.abspath(self.args.build)
         self.out = os.path.abspath(self.args.out or os.path.join(self.args.build, "bench-results", name))
         self.spec = cluster_spec
-        self.cluster = os.environ.get("VCLUSTER_NAME", name)
+        self.cluster = os.environ.get("VCLUSTER_NAME", name.replace("_", ""))  # vcluster: a-z0-9, 12 at most
         self.use_cluster = cluster_only or (bool(cluster_spec) and not self.args.no_cluster)
         self.timeout = 900  # a hung run must not keep the cluster up forever
 
@@ -204,11 +206,10 @@ class Driver:
     def path(self, file_name):
         return os.path.join(self.out, file_name)
 
-    def measure(self, programs, local, clustered=None, need_root=None):
+    def measure(self, programs, local, clustered=None):
         """Checks the programs are built, runs local(), then clustered() on
         the cluster; returns the exit status."""
-        need_root = self.use_cluster if need_root is None else need_root
-        if need_root and os.geteuid() != 0:
+        if self.use_cluster and os.geteuid() != 0:
             print(f"{self.name}: needs root for the emulated cluster (tools/vcluster)", file=sys.stderr)
             return 77
         for program in programs:

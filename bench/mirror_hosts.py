@@ -6,7 +6,7 @@ With 2 ranks on this machine as 2 virtual nodes (SHIM_NODE_SIZE=1):
 mirror_access (one origin, both origins, and the user buffer 16 bytes past a
 page), mirror_merge, mirror_matmul, mirror_dft. Then one rank per host of a
 vcluster from bench/four_hosts.spec (4 hosts, one subnet, 1 Gbit/s, UCX over
-TCP; name VCLUSTER_NAME, default mirror_hosts): mirror_access on 2 hosts,
+TCP; name VCLUSTER_NAME, default mirrorhosts): mirror_access on 2 hosts,
 mirror_merge, mirror_matmul and mirror_dft on 2, 3 and 4 hosts. Writes each
 run's CSV and mirror_access.png (mirrored get/put against MPI_Get/MPI_Put by
 size) to --out and prints markdown tables. Needs root for the cluster; about
@@ -30,20 +30,21 @@ def main():
     virtual = {"SHIM_NODE_SIZE": "1"}
 
     def local():
-        for key, flags, what in (("one", ["--origins", "one"], "one origin"), ("all", ["--origins", "all"], "both origins"),
-                                 ("offset", ["--origins", "one", "--min", "4K", "--buffer-offset", "16"],
-                                  "one origin, user buffer 16 bytes past a page")):
-            results[LOCAL, "access " + key] = d.bench("mirror_access", flags + rounds, 2, f"{LOCAL}: mirror_access, "
-                                                      f"{what}", virtual)
+        for what, flags in (("one origin", ["--origins", "one"]), ("both origins", ["--origins", "all"]),
+                            ("one origin, buffer 16 B past a page", ["--origins", "one", "--min", "4K",
+                                                                     "--buffer-offset", "16"])):
+            results[LOCAL, "access " + what] = d.bench("mirror_access", flags + rounds, 2,
+                                                       f"{LOCAL}: mirror_access, {what}", virtual)
         for program in ("merge", "matmul", "dft"):
             results[LOCAL, program] = d.bench("mirror_" + program, rounds, 2, f"{LOCAL}: mirror_{program}", virtual)
 
     def clustered():
         hosts2 = "2 emulated TCP hosts"
-        results[hosts2, "access one"] = d.bench("mirror_access", ["--origins", "one", "--rounds", "7"], 2,
-                                                f"{hosts2}: mirror_access, one origin", cluster=True)
-        results[hosts2, "access all"] = d.bench("mirror_access", ["--origins", "all", "--max", "64K", "--rounds", "5"],
-                                                2, f"{hosts2}: mirror_access, both origins", cluster=True)
+        results[hosts2, "access one origin"] = d.bench("mirror_access", ["--origins", "one", "--rounds", "7"], 2,
+                                                       f"{hosts2}: mirror_access, one origin", cluster=True)
+        results[hosts2, "access both origins"] = d.bench("mirror_access", ["--origins", "all", "--max", "64K",
+                                                                           "--rounds", "5"], 2,
+                                                         f"{hosts2}: mirror_access, both origins", cluster=True)
         for hosts in (2, 3, 4):
             where = f"{hosts} emulated hosts"
             for program in ("merge", "matmul", "dft"):
@@ -53,7 +54,7 @@ def main():
 
     status = d.measure([f"bench/mirror_{p}" for p in ("access", "merge", "matmul", "dft")], local, clustered)
     for (where, key), result in results.items():
-        driver.write_csv(d.path(f"{where.split(',')[0].replace(' ', '_')}_{key.replace(' ', '_')}.csv"),
+        driver.write_csv(d.path(f"{where.split(',')[0]} {key}.csv".replace(" ", "_").replace(",", "")),
                          list(result.rows[0]), [list(r.values()) for r in result.rows])
 
     access = [(where, key, r) for (where, key), r in results.items() if key.startswith("access ")]
@@ -76,7 +77,7 @@ def main():
          f"{float(x['total_ms']) / float(full['total_ms']):.2f} / {float(x['total_ms']) / float(sparse['total_ms']):.2f}"]
         for (where, key), r in results.items() if key == "matmul"
         for full, sparse, x in [[r.find(variant=v) for v in ("mirror+merge", "mirror+sparse", "distributed")]]])
-    one = [(where, r) for where, key, r in access if key == "access one"]
+    one = [(where, r) for where, key, r in access if key == "access one origin"]
     if one:
         driver.plot_lines(d.path("mirror_access.png"), "Get/put of a remote owner's doubles, one origin: "
                           "native MPI_Get/MPI_Put + flush vs shim's mirrored window", [
