@@ -116,10 +116,13 @@ def plot_lines(path, title, panels, columns=3):
     fig, axes = plt.subplots(rows, columns, figsize=(6.2 * columns, 4.6 * rows), squeeze=False)
     for ax, (panel_title, ylabel, series) in zip(axes.flat, panels):
         sizes = sorted({s for points in series.values() for s in points})
-        for label, points in series.items():
+        for k, (label, points) in enumerate(series.items()):
             xs = sorted(points)
-            ax.plot(xs, [points[x] for x in xs], marker="o", markersize=3, label=label,
-                    linestyle="--" if label.startswith("native") or label.startswith("minimum") else "-")
+            # Markers differ and shrink, so that series that coincide stay visible.
+            style = {"color": "black", "linestyle": ":"} if label.startswith("minimum") else {
+                "marker": "osd^vx"[k % 6], "markersize": max(3, 8 - k), "fillstyle": "none",
+                "linestyle": "--" if label.startswith("native") else "-"}
+            ax.plot(xs, [points[x] for x in xs], label=label, **style)
         _size_axis(ax, sizes)
         ax.set_yscale("log")
         ax.set(title=panel_title, xlabel="size (bytes, log scale)", ylabel=ylabel)
