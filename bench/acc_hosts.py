@@ -63,15 +63,15 @@ def main():
     driver.table("Accumulate latency (us per MPI_Accumulate + MPI_Win_flush) and bandwidth (MB/s, 64 per flush)",
                  ["where", "size", "latency native", "caller", "owner", "owner/native", "MB/s native", "caller",
                   "owner", "owner/caller", "owner/native"], rows)
-    if latency:
-        driver.plot_lines(d.path("acc_latency.png"), "MPI_Accumulate (MPI_SUM of doubles): native MPI vs shim's paths", [
-            (f"{what}, {WHERE[where]}", unit,
-             {("native MPI" if p == "native" else f"shim {p}-computes"): {int(r["bytes"]): float(r[column])
-                                                                          for r in result.where(path=p)}
-              for p in PATHS})
-            for what, column, unit in (("latency", "latency_us", "µs per accumulate + flush (log)"),
-                                       ("bandwidth", "bandwidth_mbs", "MB/s, 64 accumulates per flush (log)"))
-            for where, result in latency], columns=len(latency))
+    labels = {p: "native MPI" if p == "native" else f"shim {p}-computes" for p in PATHS}
+    panels = [(f"{what}, {WHERE[where]}", unit,
+               {labels[p]: {int(r["bytes"]): float(r[column]) for r in result.where(path=p)} for p in PATHS})
+              for what, column, unit in (("latency", "latency_us", "µs per accumulate + flush (log)"),
+                                         ("bandwidth", "bandwidth_mbs", "MB/s, 64 accumulates per flush (log)"))
+              for where, result in latency]
+    if panels:
+        driver.plot_lines(d.path("acc_latency.png"), "MPI_Accumulate (MPI_SUM of doubles): native MPI vs shim's "
+                          "paths", panels, columns=len(latency))
 
     busy = results.get(("hosts", "busy"))
     if busy:
@@ -80,7 +80,6 @@ def main():
                      [[format_size(r["bytes"]), r["path"], fmt(r["idle_us"]), fmt(r["busy_us"]),
                        fmt(r["busy_over_idle"], 2), r["busy_ops"]] for r in busy.rows])
         sizes = sorted({int(r["bytes"]) for r in busy.rows}, key=int)
-        labels = {p: "native MPI" if p == "native" else f"shim {p}-computes" for p in PATHS}
         driver.plot_bars(
             d.path("acc_busy_target.png"), f"MPI_Accumulate + flush between 2 TCP hosts, the target idle in MPI or "
             f"computing {d.args.busy} s stretches without MPI calls", "accumulate size",

@@ -36,6 +36,7 @@ def main():
         p.add_argument("--profile", help="a shim-probe profile of this cluster; default: probe it now"),
         p.add_argument("--timing-only", action="store_true", help="skip the link counters, only time")), True)
     d.timeout = 600
+    sizes = SIZES[1:3] if d.args.quick else SIZES
     preload = {"VCLUSTER_PRELOAD": os.path.join(d.args.build, "libshim.so")}
     links, timing = {}, {}
 
@@ -57,7 +58,7 @@ def main():
             print("bcast_links: probing the network (shim-probe, 12 ranks) ...", flush=True)
             d.vcluster("run", "--", "mpiexec", "-n", str(2 * RANKS), os.path.join(d.args.build, "tools", "shim-probe"),
                        "--output", profile, what="shim-probe")
-        for size in [] if d.args.timing_only else SIZES:
+        for size in [] if d.args.timing_only else sizes:
             for algorithm in ALGORITHMS:
                 n = max(1, PAYLOAD_PER_RUN // size)
                 deltas, ran = [], set()
@@ -71,8 +72,8 @@ def main():
                 if deltas[1] <= deltas[0]:
                     raise Failure(f"{algorithm} at {format_size(size)}: the counters did not grow with the broadcasts")
                 links[size, algorithm] = ((deltas[1] - deltas[0]) / n, "+".join(sorted(ran)))
-        result = bcast(profile, ["--algorithms", ",".join(ALGORITHMS), "--min", str(SIZES[0]), "--max",
-                                 str(SIZES[-1])], "bcast_latency, all algorithms alternating (timing)")
+        result = bcast(profile, ["--algorithms", ",".join(ALGORITHMS), "--min", str(sizes[0]), "--max",
+                                 str(sizes[-1])], "bcast_latency, all algorithms alternating (timing)")
         timing.update({(int(r["bytes"]), r["algorithm"]): r for r in result.rows})
 
     status = d.measure(["libshim.so", "bench/bcast_latency", "tools/shim-probe"], lambda: None, measure)
@@ -80,7 +81,7 @@ def main():
         return status
     rows = [[size, algorithm, f"{links[size, algorithm][0]:.0f}" if links else "", timing[size, algorithm]["ran"],
              f"{float(timing[size, algorithm]['latency_us']) / 1e3:.2f}",
-             timing[size, algorithm]["shim_over_native"]] for size in SIZES for algorithm in ALGORITHMS]
+             timing[size, algorithm]["shim_over_native"]] for size in sizes for algorithm in ALGORITHMS]
     driver.write_csv(d.path("bcast_links.csv"), ["bytes", "algorithm", "slow_link_bytes_per_bcast", "ran", "time_ms",
                                                  "time_over_native"], rows)
 
@@ -90,18 +91,18 @@ def main():
                  "to native", ["size", "native: bytes on slow links", "eco", "twolevel", "minimum, 2 x size",
                                "eco/native time", "twolevel/native time"],
                  [[format_size(size), *(cell(size, a) for a in ALGORITHMS), f"{2 * size:,}",
-                   *(f"{float(timing[size, a]['shim_over_native']):.2f}" for a in ALGORITHMS[1:])] for size in SIZES])
+                   *(f"{float(timing[size, a]['shim_over_native']):.2f}" for a in ALGORITHMS[1:])] for size in sizes])
     driver.table("Time per broadcast, ms (median over rounds of the max over ranks), and what shim ran",
                  ["size", *ALGORITHMS, "ran"],
                  [[format_size(size), *(f"{float(timing[size, a]['latency_us']) / 1e3:.1f}" for a in ALGORITHMS),
-                   ", ".join(timing[size, a]["ran"] for a in ALGORITHMS)] for size in SIZES])
+                   ", ".join(timing[size, a]["ran"] for a in ALGORITHMS)] for size in sizes])
     label = {"native": "native MPI_Bcast", "eco": "shim eco", "twolevel": "shim twolevel"}
     panels = [("time per broadcast", "ms (log)",
-               {label[a]: {s: float(timing[s, a]["latency_us"]) / 1e3 for s in SIZES} for a in ALGORITHMS})]
+               {label[a]: {s: float(timing[s, a]["latency_us"]) / 1e3 for s in sizes} for a in ALGORITHMS})]
     if links:
         panels.append(("bytes on the 100 Mbit/s slow links per broadcast", "bytes (log)",
-                       {**{label[a]: {s: links[s, a][0] for s in SIZES} for a in ALGORITHMS},
-                        "minimum: (subnets - 1) x size": {s: 2 * s for s in SIZES}}))
+                       {**{label[a]: {s: links[s, a][0] for s in sizes} for a in ALGORITHMS},
+                        "minimum: (subnets - 1) x size": {s: 2 * s for s in sizes}}))
     driver.plot_lines(d.path("bcast_links.png"), "MPI_Bcast, 6 hosts in 3 subnets (emulated)", panels)
     return status
 

@@ -67,23 +67,29 @@ def main():
                       " / ".join(format_size(float(c["bytes_per_process"])) for c in cells)]
                      for (where, key), r in results.items() if key == "merge" for size in (64 << 10, 1 << 20, 16 << 20)
                      for cells in [[r.find(bytes=size, mode=m) for m in ("full", "sparse", "patch")]] if all(cells)])
-    driver.table("Kernels, ms: mirrored against distributed", ["where", "kernel", "mirrored", "distributed",
-                                                               "distributed/mirrored"], [
-        [where, "DFT pattern", fmt(m["total_ms"]), fmt(x["total_ms"]), fmt(float(x["total_ms"]) / float(m["total_ms"]), 2)]
-        for (where, key), r in results.items() if key == "dft"
-        for m, x in [(r.find(variant="mirrored"), r.find(variant="distributed"))]] + [
-        [where, f"C = A.B, n = {r.rows[0]['n']} (full / sparse merge)",
-         f"{fmt(full['total_ms'])} / {fmt(sparse['total_ms'])}", fmt(x["total_ms"]),
-         f"{float(x['total_ms']) / float(full['total_ms']):.2f} / {float(x['total_ms']) / float(sparse['total_ms']):.2f}"]
-        for (where, key), r in results.items() if key == "matmul"
-        for full, sparse, x in [[r.find(variant=v) for v in ("mirror+merge", "mirror+sparse", "distributed")]]])
+    kernels = []
+    for (where, key), r in results.items():
+        if key == "dft":
+            mirrored, distributed = (float(r.find(variant=v)["total_ms"]) for v in ("mirrored", "distributed"))
+            kernels.append([where, "DFT pattern", fmt(mirrored), fmt(distributed), fmt(distributed / mirrored, 2)])
+        if key == "matmul":
+            full, sparse, distributed = (float(r.find(variant=v)["total_ms"])
+                                         for v in ("mirror+merge", "mirror+sparse", "distributed"))
+            kernels.append([where, f"C = A.B, n = {r.rows[0]['n']} (full / sparse merge)",
+                            f"{fmt(full)} / {fmt(sparse)}", fmt(distributed),
+                            f"{distributed / full:.2f} / {distributed / sparse:.2f}"])
+    driver.table("Kernels, ms: mirrored against distributed",
+                 ["where", "kernel", "mirrored", "distributed", "distributed/mirrored"], kernels)
+
+    def label(method, where):
+        op = "Get" if "get" in method.lower() else "Put"
+        return f"native MPI_{op} + flush, {where}" if method.startswith("MPI") else f"shim {method}, {where}"
     one = [(where, r) for where, key, r in access if key == "access one origin"]
     if one:
         driver.plot_lines(d.path("mirror_access.png"), "Get/put of a remote owner's doubles, one origin: "
                           "native MPI_Get/MPI_Put + flush vs shim's mirrored window", [
-                              (f"{op}", "µs per operation (log)",
-                               {f"{'native MPI_' + op.capitalize() + ' + flush' if m.startswith('MPI') else 'shim ' + m}"
-                                f", {where}": {int(x["bytes"]): float(x["latency_us"]) for x in r.where(method=m)}
+                              (op, "µs per operation (log)",
+                               {label(m, where): {int(x["bytes"]): float(x["latency_us"]) for x in r.where(method=m)}
                                 for where, r in one for m in METHODS if op in m.lower()})
                               for op in ("get", "put")])
     return status
