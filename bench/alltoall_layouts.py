@@ -6,8 +6,8 @@ Runs `SHIM_NODE_SIZE=S mpiexec -n N bench/alltoall_latency --iters small` per
 layout (counts from shim's counters; with more ranks than cores the times
 mean nothing and are not shown). Writes alltoall_layouts.csv and
 alltoall_layouts.png to --out and prints one table per layout, sizes with the
-same counts merged. No root needed; about 2 minutes (--quick: 1 KiB and
-64 KiB only).
+same counts merged. No root needed; about 8 minutes with other work alongside
+(--quick: 1 KiB to 64 KiB only).
 
   bench/alltoall_layouts.py [--build DIR] [--out DIR] [--quick]
 """
