@@ -46,7 +46,9 @@ class Relay {
   // the wait below reports what became of it).
   int finish(int rc) {
     if (rc != MPI_SUCCESS) {
-      for (MPI_Request& request : receives_) static_cast<void>(PMPI_Cancel(&request));
+      for (MPI_Request& request : receives_) {
+        if (request != MPI_REQUEST_NULL) static_cast<void>(PMPI_Cancel(&request));
+      }
     }
     for (std::deque<MPI_Request>* requests : {&receives_, &sends_}) {
       for (MPI_Request& request : *requests) {

@@ -1,5 +1,6 @@
 #include "collectives/pmpi_executor.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -83,7 +84,15 @@ int run_exchange(const Phase& phase, int tag, const ScheduleBuffers& buffers, MP
     requests.push_back(MPI_REQUEST_NULL);
     rc = PMPI_Isend_c(message.address(), message.count(), message.type(), send.peer, tag, shadow, &requests.back());
   }
-  // Wait even after an error: the posted operations still reference buffers.
+  // Wait even after an error: the posted operations still reference
+  // buffers. After an error a peer may never send, so receives (posted
+  // first) are cancelled; one that completed meanwhile just completes.
+  if (rc != MPI_SUCCESS) {
+    const std::size_t receives = std::min(requests.size(), phase.recvs.size());
+    for (std::size_t i = 0; i < receives; ++i) {
+      if (requests[i] != MPI_REQUEST_NULL) static_cast<void>(PMPI_Cancel(&requests[i]));
+    }
+  }
   const int wait_rc = PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   return rc != MPI_SUCCESS ? rc : wait_rc;
 }

@@ -34,6 +34,14 @@ class NodeMemory {
             std::int64_t bytes, MPI_Op op, MPI_Datatype basic, void* old, const void* compare = nullptr);
 
  private:
+  void lock(std::uint64_t stripes);
+  void unlock(std::uint64_t stripes);
+  int apply_in_place(int local, std::int64_t offset, std::span<const ByteRun> runs, const unsigned char* origin,
+                     MPI_Op op, MPI_Datatype basic, MPI_Count element);
+  int apply_gathered(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
+                     std::int64_t bytes, MPI_Op op, MPI_Datatype basic, MPI_Count element, void* old,
+                     const void* compare);
+
   std::vector<SharedSegment> segments_;
   StripeLocks locks_;
 };

@@ -28,6 +28,13 @@ constexpr std::size_t kMaxInFlight = 64;
 // makes thousands of accumulates of a few KiB.
 constexpr std::int64_t kBatchBytes = 64 * 1024;
 
+// A receive for a reply that will never come: cancelled and completed. If
+// the cancel itself fails there is nothing more to try; the send's error is
+// what the caller reports.
+void withdraw(MPI_Request& request) {
+  if (PMPI_Cancel(&request) == MPI_SUCCESS) static_cast<void>(PMPI_Wait(&request, MPI_STATUS_IGNORE));
+}
+
 void write_request(const RequestHeader& header, const Shipment& s, unsigned char* out) {
   const std::size_t runs_bytes = s.runs.size() * sizeof(ByteRun);
   std::memcpy(out, &header, sizeof header);
@@ -103,17 +110,27 @@ int ServerChannel::post(int server, std::vector<unsigned char> message, std::uin
   {
     const std::lock_guard ship_lock(g_ship_mutex);
     if (flags & kWantResult) {
+      SHIM_TRY(PMPI_Irecv_c(result_slot, result_bytes, MPI_BYTE, server, tags::kServerReply, server_comm_,
+                            &reply.request));
       reply.result = result;
       ++result->replies_left;
-      SHIM_TRY(PMPI_Irecv_c(result_slot, result_bytes, MPI_BYTE, server, tags::kServerReply, server_comm_, &reply.request));
     } else if (flags & kWantAck) {
       reply.ack = true;
       reply.buffer.resize(sizeof(std::int32_t));
       SHIM_TRY(PMPI_Irecv_c(reply.buffer.data(), static_cast<MPI_Count>(reply.buffer.size()), MPI_BYTE, server,
                             tags::kServerReply, server_comm_, &reply.request));
     }
-    SHIM_TRY(PMPI_Isend_c(send.buffer.data(), static_cast<MPI_Count>(send.buffer.size()), MPI_BYTE, server,
-                          tags::kServerRequest, server_comm_, &send.request));
+    if (const int rc = PMPI_Isend_c(send.buffer.data(), static_cast<MPI_Count>(send.buffer.size()), MPI_BYTE,
+                                    server, tags::kServerRequest, server_comm_, &send.request);
+        rc != MPI_SUCCESS) {
+      // The reply will never come: its receive must not stay posted, where it
+      // would take the reply meant for a later request.
+      if (reply.request != MPI_REQUEST_NULL) {
+        withdraw(reply.request);
+        if (reply.result) --reply.result->replies_left;
+      }
+      return rc;
+    }
   }
   int& unacknowledged = unacknowledged_[static_cast<std::size_t>(server)];
   unacknowledged = flags != 0 ? 0 : unacknowledged + 1;

@@ -83,7 +83,7 @@ TEST_CASE("every algorithm is correct with send and receive buffers aliased (MPI
   }
 }
 
-TEST_CASE("inter-node messages per node match seed 001's counts", "[schedule][traffic]") {
+TEST_CASE("inter-node messages per node match Kumar, Mamidala and Panda's counts", "[schedule][traffic]") {
   const int nodes = 4;
   const int ppn = 3;
   const Layout layout = blocked(nodes, ppn);
