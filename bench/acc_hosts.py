@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -B
 """acc_hosts: the accumulate paths (window info key shim_accumulate: native,
 caller, owner) on one machine and between two emulated hosts.
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -B
 """alltoall_layouts: inter-node messages per call per node of every alltoall
 algorithm, for several layouts of virtual nodes on this machine.
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -B
 """bcast_links: the bytes each broadcast algorithm puts on the slow links of
 an emulated cluster, counted by the kernel outside MPI and shim, beside its
 time.

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -B
 """mirror_hosts: the mirrored-window benchmarks on one machine and on an
 emulated cluster.
 
