@@ -168,6 +168,14 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocat
 // The user's window over the shared memory, created with the user's info,
 // so MPI_Win_get_info reports accumulate_ordering and accumulate_ops as given.
 int ManagedWindow::create_windows(const Allocation& allocation) {
+  if (allocation.info != MPI_INFO_NULL) {
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int length = MPI_MAX_INFO_VAL;
+    int found = 0;
+    SHIM_TRY(PMPI_Info_get_string(allocation.info, "alloc_shm", &length, value, &found));
+    // MPICH keeps its default for anything but "true" and "false".
+    if (found && std::strcmp(value, "false") == 0) alloc_shm_ = "false";
+  }
   SHIM_TRY(PMPI_Win_create(shared_->mine(), allocation.size, allocation.disp_unit, allocation.info, allocation.comm,
                            user_.out()));
   if (path_ != AccumulatePath::caller) return MPI_SUCCESS;

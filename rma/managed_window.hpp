@@ -59,6 +59,11 @@ class ManagedWindow {
   // Collective: completes, releases everything and frees the user's window.
   static int free(MPI_Win* win);
 
+  // What MPI_Win_get_info says of alloc_shm for the window the user asked
+  // for: MPICH's MPI_Win_allocate reports "false" if that was given, else
+  // its default "true".
+  const std::string& alloc_shm() const { return alloc_shm_; }
+
   AccumulatePath path() const { return path_; }
   const std::string& reason() const { return reason_; }
   std::uint64_t id() const { return id_; }
@@ -107,6 +112,7 @@ class ManagedWindow {
   std::uint64_t id_ = 0;
   AccumulatePath path_ = AccumulatePath::native;
   std::string reason_;
+  std::string alloc_shm_ = "true";
   OwnedComm comm_;       // dup of the user's communicator
   OwnedComm node_comm_;  // dup of its node part
   std::unique_ptr<NodeSharedMemory> shared_;
