@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "common/mpi_handle.hpp"
-#include "common/node_shared_memory.hpp"
 #include "rma/accumulate_call.hpp"
 #include "rma/accumulate_policy.hpp"
 #include "rma/datatype_layout.hpp"
 #include "rma/node_memory.hpp"
 #include "rma/server_channel.hpp"
+#include "rma/window_pool.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shim::rma {
@@ -113,10 +113,11 @@ class ManagedWindow {
   AccumulatePath path_ = AccumulatePath::native;
   std::string reason_;
   std::string alloc_shm_ = "true";
-  OwnedComm comm_;       // dup of the user's communicator
-  OwnedComm node_comm_;  // dup of its node part
-  std::unique_ptr<NodeSharedMemory> shared_;
-  OwnedWin user_;    // the user's window, over shared_'s memory
+  std::shared_ptr<WindowPool> pool_;  // the communicators and memory shared with the comm's other windows
+  WindowPool::Carving carving_;
+  bool carved_ = false;
+  unsigned char* base_ = nullptr;  // this process's part
+  OwnedWin user_;    // the user's window, over base_
   OwnedWin caller_;  // disp_unit 1, for caller-computes
   bool attached_ = false;  // the user's window's attribute holds this state
   int rank_ = 0;
