@@ -6,11 +6,11 @@ Each runs from a scratch copy of tools/ with a PATH that holds only what a
 minimal Debian 12 has: the commands of its Essential and Priority: required
 packages, plus git. No MPICH, meson, ninja, compiler or python3. apt-get and
 dpkg-query are stubs that record their calls: dpkg-query finds no package
-installed, and apt-get refuses to install (exit 100), which stops the script
-there. So a script that installs first ends with apt-get's status after
-calling `apt-get update` and `apt-get install` with the missing packages;
-one that looks for an installed tool first ends earlier, with another status
-and no install. Nothing is installed.
+installed, and apt-get refuses to install, which stops the script there.
+So a script that installs first calls `apt-get update` and `apt-get install`
+with the missing packages, and no command is missing on the way; one that
+looks for an installed tool first stops earlier without installing, or runs
+a command the machine lacks ("command not found"). Nothing is installed.
 """
 import os
 import pathlib
@@ -22,7 +22,6 @@ import tempfile
 BASE_EXTRAS = ["git"]
 # apt and dpkg can install: their commands are stubbed or absent, never real.
 INSTALLERS = {"apt", "dpkg"}
-STUB_REFUSAL = 100
 NEEDED_FIRST = {"mpich", "meson", "ninja-build", "g++", "python3"}
 
 DPKG_QUERY_STUB = """#!/bin/bash
@@ -30,11 +29,11 @@ echo "dpkg-query $*" >>"$CALL_LOG"
 echo "dpkg-query: no packages found matching ${*: -1}" >&2
 exit 1
 """
-APT_GET_STUB = f"""#!/bin/bash
+APT_GET_STUB = """#!/bin/bash
 echo "apt-get $*" >>"$CALL_LOG"
 [[ $1 == update ]] && exit 0
 echo "apt-get (stub): not installing" >&2
-exit {STUB_REFUSAL}
+exit 100
 """
 
 
@@ -75,9 +74,9 @@ def check(script, scratch, bin_dir):
     if os.geteuid() == 0:
         installs = [call.split()[2:] for call in calls if call.startswith("apt-get install")]
         apt_calls = [call.split()[1] for call in calls if call.startswith("apt-get")]
-        if run.returncode != STUB_REFUSAL or apt_calls != ["update", "install"] or not installs:
+        if apt_calls != ["update", "install"] or not installs or "command not found" in run.stderr:
             return f"tools/{script} did not install first (expected apt-get update, then install, to be " \
-                   f"reached):\n{output}"
+                   f"reached, and no command missing on the way):\n{output}"
         if not NEEDED_FIRST <= set(installs[0]):
             return f"tools/{script} installed {installs[0]}, not all of {sorted(NEEDED_FIRST)}:\n{output}"
     else:
