@@ -93,14 +93,14 @@ void free_window_keyval() {
 int ManagedWindow::create(const Allocation& allocation, const topo::Hierarchy& hierarchy, const PathRequest& request,
                           void* baseptr, MPI_Win* win) {
   std::unique_ptr<ManagedWindow> w(new ManagedWindow);
-  SHIM_TRY(PMPI_Comm_dup(allocation.comm, w->comm_.out()));
-  // shim's own steps report to shim, which raises on the user's handler once.
-  SHIM_TRY(PMPI_Comm_set_errhandler(w->comm_.get(), MPI_ERRORS_RETURN));
-  SHIM_TRY(PMPI_Comm_dup(hierarchy.node(), w->node_comm_.out()));
-  // Each process's segment on pages of its own: no false sharing between
-  // processes, and page-aligned like the memory MPI_Win_allocate returns.
-  SHIM_TRY(NodeSharedMemory::allocate(w->node_comm_.get(), allocation.size, allocation.disp_unit, true, w->shared_));
-  w->memory_ = std::make_shared<NodeMemory>(*w->shared_);
+  SHIM_TRY(WindowPool::of(allocation.comm, hierarchy, w->pool_));
+  std::vector<SharedSegment> node_view;
+  SHIM_TRY(w->pool_->carve(allocation.size, w->carving_, node_view));
+  w->carved_ = true;
+  int node_rank = 0;
+  SHIM_TRY(PMPI_Comm_rank(w->pool_->node(), &node_rank));
+  w->base_ = node_view[static_cast<std::size_t>(node_rank)].base;
+  w->memory_ = std::make_shared<NodeMemory>(std::move(node_view), w->pool_->locks());
   bool servers_reach = false;
   SHIM_TRY(w->learn_targets(hierarchy, allocation, servers_reach));
 
@@ -119,11 +119,11 @@ int ManagedWindow::create(const Allocation& allocation, const topo::Hierarchy& h
     }
   }
   // No request may reach a server before it knows the window.
-  SHIM_TRY(PMPI_Barrier(w->comm_.get()));
+  SHIM_TRY(PMPI_Barrier(w->pool_->comm()));
   SHIM_TRY(PMPI_Win_set_attr(w->user_.get(), g_keyval, w.get()));
   w->attached_ = true;
   *win = w->user_.get();
-  *static_cast<void**>(baseptr) = w->shared_->mine();
+  *static_cast<void**>(baseptr) = w->base_;
   w.release();
   return MPI_SUCCESS;
 }
@@ -143,16 +143,16 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocat
   rank_ = hierarchy.rank();
   const int my_world = hierarchy.world_rank(rank_);
   int node_rank = 0;
-  SHIM_TRY(PMPI_Comm_rank(node_comm_.get(), &node_rank));
+  SHIM_TRY(PMPI_Comm_rank(pool_->node(), &node_rank));
   bool reachable = false;
   if (const int my_server = server_of(my_world); my_server >= 0) {
-    SHIM_TRY(server_in_node_group(my_server, node_comm_.get(), reachable));
+    SHIM_TRY(server_in_node_group(my_server, pool_->node(), reachable));
   }
   Announcement mine{allocation.size, 0, my_world, node_rank, allocation.disp_unit, reachable ? 1 : 0};
   if (rank_ == 0) mine.id = (std::uint64_t(static_cast<std::uint32_t>(my_world)) << 32) | g_window_counter++;
   const topo::Layout& layout = hierarchy.layout();
   std::vector<Announcement> all(static_cast<std::size_t>(layout.size()));
-  SHIM_TRY(PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_.get()));
+  SHIM_TRY(PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, pool_->comm()));
   id_ = all[0].id;
   servers_reach = true;
   targets_.resize(all.size());
@@ -168,10 +168,18 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocat
 // The user's window over the shared memory, created with the user's info,
 // so MPI_Win_get_info reports accumulate_ordering and accumulate_ops as given.
 int ManagedWindow::create_windows(const Allocation& allocation) {
-  SHIM_TRY(PMPI_Win_create(shared_->mine(), allocation.size, allocation.disp_unit, allocation.info, allocation.comm,
+  if (allocation.info != MPI_INFO_NULL) {
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int length = MPI_MAX_INFO_VAL;
+    int found = 0;
+    SHIM_TRY(PMPI_Info_get_string(allocation.info, "alloc_shm", &length, value, &found));
+    // MPICH keeps its default for anything but "true" and "false".
+    if (found && std::strcmp(value, "false") == 0) alloc_shm_ = "false";
+  }
+  SHIM_TRY(PMPI_Win_create(base_, allocation.size, allocation.disp_unit, allocation.info, allocation.comm,
                            user_.out()));
   if (path_ != AccumulatePath::caller) return MPI_SUCCESS;
-  SHIM_TRY(PMPI_Win_create(shared_->mine(), allocation.size, 1, MPI_INFO_NULL, comm_.get(), caller_.out()));
+  SHIM_TRY(PMPI_Win_create(base_, allocation.size, 1, MPI_INFO_NULL, pool_->comm(), caller_.out()));
   return PMPI_Win_set_errhandler(caller_.get(), MPI_ERRORS_RETURN);
 }
 
@@ -187,7 +195,7 @@ int ManagedWindow::free(MPI_Win* win) {
   ManagedWindow* w = of(*win);
   SHIM_TRY(w->complete_all());
   // Every origin has completed what it shipped here.
-  SHIM_TRY(PMPI_Barrier(w->comm_.get()));
+  SHIM_TRY(PMPI_Barrier(w->pool_->comm()));
   // The state leaves the window's attribute, then goes with what it holds.
   w->attached_ = false;
   if (const int rc = PMPI_Win_delete_attr(*win, g_keyval); rc != MPI_SUCCESS) {
@@ -218,9 +226,9 @@ int ManagedWindow::release() {
   hosts_server_ = false;
   keep_first(caller_.free());
   keep_first(user_.free());  // before the memory it lies over
-  if (shared_) keep_first(shared_->release());
-  keep_first(node_comm_.free());
-  keep_first(comm_.free());
+  if (carved_) keep_first(pool_->give_back(carving_));
+  carved_ = false;
+  pool_.reset();  // the last window of a freed communicator takes the pool with it
   return rc;
 }
 

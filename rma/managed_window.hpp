@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "common/mpi_handle.hpp"
-#include "common/node_shared_memory.hpp"
 #include "rma/accumulate_call.hpp"
 #include "rma/accumulate_policy.hpp"
 #include "rma/datatype_layout.hpp"
 #include "rma/node_memory.hpp"
 #include "rma/server_channel.hpp"
+#include "rma/window_pool.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shim::rma {
@@ -58,6 +58,11 @@ class ManagedWindow {
   static ManagedWindow* of(MPI_Win win);
   // Collective: completes, releases everything and frees the user's window.
   static int free(MPI_Win* win);
+
+  // What MPI_Win_get_info says of alloc_shm for the window the user asked
+  // for: MPICH's MPI_Win_allocate reports "false" if that was given, else
+  // its default "true".
+  const std::string& alloc_shm() const { return alloc_shm_; }
 
   AccumulatePath path() const { return path_; }
   const std::string& reason() const { return reason_; }
@@ -107,10 +112,12 @@ class ManagedWindow {
   std::uint64_t id_ = 0;
   AccumulatePath path_ = AccumulatePath::native;
   std::string reason_;
-  OwnedComm comm_;       // dup of the user's communicator
-  OwnedComm node_comm_;  // dup of its node part
-  std::unique_ptr<NodeSharedMemory> shared_;
-  OwnedWin user_;    // the user's window, over shared_'s memory
+  std::string alloc_shm_ = "true";
+  std::shared_ptr<WindowPool> pool_;  // the communicators and memory shared with the comm's other windows
+  WindowPool::Carving carving_;
+  bool carved_ = false;
+  unsigned char* base_ = nullptr;  // this process's part
+  OwnedWin user_;    // the user's window, over base_
   OwnedWin caller_;  // disp_unit 1, for caller-computes
   bool attached_ = false;  // the user's window's attribute holds this state
   int rank_ = 0;

@@ -6,6 +6,7 @@
 #include "rma/datatype_layout.hpp"
 #include "rma/managed_window.hpp"
 #include "rma/rma_runtime.hpp"
+#include "rma/window_pool.hpp"
 #include "shim/comm_state.hpp"
 
 namespace shim {
@@ -42,8 +43,8 @@ void start_servers_if_wanted(StartMode mode) {
 
 void start_rma_wing(StartMode mode) {
   if (!config().enabled) return;
-  if (rma::create_window_keyval() != MPI_SUCCESS) {
-    print_line("could not create the window keyval; MPI_Win_allocate stays native");
+  if (rma::create_window_keyval() != MPI_SUCCESS || rma::WindowPool::create_keyval() != MPI_SUCCESS) {
+    print_line("could not create the window keyvals; MPI_Win_allocate stays native");
     return;
   }
   g_ready.store(true);
@@ -55,6 +56,7 @@ void stop_rma_wing() {
   if (const int rc = rma::stop_servers(); rc != MPI_SUCCESS) {
     print_line("stopping the server threads failed (MPI error " + std::to_string(rc) + ")");
   }
+  rma::WindowPool::free_keyval();
   rma::free_window_keyval();
   rma::free_datatype_layout_keyval();
 }
