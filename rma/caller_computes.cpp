@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/mpi_try.hpp"
+#include "rma/local_comm.hpp"
 #include "rma/combine.hpp"
 
 namespace shim::rma {
@@ -26,7 +27,7 @@ int get_compute_put(MPI_Win window, const AccumulateCall& call, MPI_Aint target_
                       call.target_type, window));
   SHIM_TRY(PMPI_Win_flush(call.target, window));
   MPI_Count position = 0;
-  SHIM_TRY(PMPI_Pack_c(native.data(), elements, basic, packed.data(), bytes, &position, MPI_COMM_SELF));
+  SHIM_TRY(PMPI_Pack_c(native.data(), elements, basic, packed.data(), bytes, &position, local_comm()));
   if (call.compare != nullptr) {
     std::vector<unsigned char> previous(static_cast<std::size_t>(bytes));
     compare_and_swap(stream, call.compare, packed.data(), previous.data(), static_cast<int>(bytes));
@@ -37,7 +38,7 @@ int get_compute_put(MPI_Win window, const AccumulateCall& call, MPI_Aint target_
   }
   if (call.op == MPI_NO_OP) return MPI_SUCCESS;
   position = 0;
-  SHIM_TRY(PMPI_Unpack_c(packed.data(), bytes, &position, native.data(), elements, basic, MPI_COMM_SELF));
+  SHIM_TRY(PMPI_Unpack_c(packed.data(), bytes, &position, native.data(), elements, basic, local_comm()));
   return PMPI_Put_c(native.data(), elements, basic, call.target, target_offset, call.target_count, call.target_type,
                     window);
 }

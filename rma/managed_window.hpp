@@ -78,12 +78,18 @@ class ManagedWindow {
   // target and every result delivered.
   int complete_all();
 
-  // Passive-target epochs, so owner-computes waits for MPI's lock before it
-  // touches a target (another origin may hold it exclusively).
+  // The access epochs MPI opened and closed on the user's window, so that an
+  // operation outside one is refused as MPICH refuses it, and so that
+  // owner-computes waits for MPI's lock before it touches a target (another
+  // origin may hold it exclusively). Called after MPI's call succeeded.
   void note_lock(int target, bool nocheck);
   void note_lock_all(bool nocheck);
   void note_unlock(int target);
   void note_unlock_all();
+  void note_fence(int assert_flags);
+  // `group`: MPI_Win_start's, a subgroup of the window's.
+  int note_start(MPI_Group group);
+  void note_complete();
 
   // The delete callback of the keyval that caches the state on user windows.
   static int delete_attribute_state(MPI_Win, int, void* state, void*);
@@ -98,6 +104,17 @@ class ManagedWindow {
     std::int64_t bytes = 0;
   };
   enum class Epoch : std::uint8_t { none, unconfirmed, confirmed };
+  // Which targets an operation may reach now, as MPICH 4.0.2 decides it:
+  // while any MPI_Win_lock epoch is open it lets every target through.
+  struct AccessEpochs {
+    int locks = 0;
+    bool lock_all = false;
+    bool fence = false;  // after a fence that did not assert MPI_MODE_NOSUCCEED
+    std::vector<std::uint8_t> started;  // MPI_Win_start's group, by window rank
+    bool open_to(int target) const {
+      return locks > 0 || lock_all || fence || started[static_cast<std::size_t>(target)] != 0;
+    }
+  };
   struct Operands;
 
   ManagedWindow() = default;
@@ -105,6 +122,7 @@ class ManagedWindow {
   int create_windows(const Allocation& allocation);
   int release();
   int check(const AccumulateCall& call, Operands& operands) const;
+  int check_operands(const AccumulateCall& call, Operands& operands) const;
   int confirm_epoch(int target);
   int apply_owner(const AccumulateCall& call, const Operands& operands, const unsigned char* stream,
                   const std::shared_ptr<ResultAssembly>& result);
@@ -127,6 +145,7 @@ class ManagedWindow {
 
   std::mutex mutex_;  // the origin side, for MPI_THREAD_MULTIPLE callers
   std::vector<Epoch> epochs_;
+  AccessEpochs access_;
   std::optional<ServerChannel> channel_;  // owner path across nodes
 };
 
