@@ -9,7 +9,7 @@
 
 #include "common/element_type.hpp"
 #include "common/mpi_try.hpp"
-#include "rma/local_comm.hpp"
+#include "common/local_comm.hpp"
 
 namespace shim::rma {
 
