@@ -49,54 +49,13 @@
 #include <utility>
 #include <vector>
 
+#include "tests/mpi/checker.hpp"
+
 namespace {
 
 // ---- checking ------------------------------------------------------------------
 
-// Like tests/mpi/mpi_check.hpp, plus bulk counting of element checks.
-class Checker {
- public:
-  Checker() { PMPI_Comm_rank(MPI_COMM_WORLD, &rank_); }
-  void pass(long n = 1) { checks_ += n; }
-  // Prints the first few failures, then the first few of every context
-  // not seen yet (the text up to its first ": "), so that one kind of
-  // failure repeated many times cannot hide another.
-  void fail(const std::string& what) {
-    ++checks_;
-    ++failures_;
-    const std::string context = what.substr(0, what.find(": "));
-    const int seen = contexts_[context]++;
-    if (printed_ < kPrinted || (seen < 2 && printed_ < kPrintedAtMost)) {
-      ++printed_;
-      std::fprintf(stderr, "accumulate_matrix: rank %d: FAIL %s\n", rank_, what.c_str());
-      std::fflush(stderr);
-    }
-  }
-  void expect(bool ok, const std::string& what) { ok ? pass() : fail(what); }
-  long failures() const { return failures_; }
-  int finish(const std::string& summary) {
-    long counts[2] = {checks_, failures_};
-    long totals[2] = {0, 0};
-    PMPI_Allreduce(counts, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rank_ == 0) {
-      std::printf("accumulate_matrix: %s\naccumulate_matrix: %ld checks, %ld failures\n", summary.c_str(), totals[0],
-                  totals[1]);
-      std::fflush(stdout);
-    }
-    return totals[1] == 0 && totals[0] > 0 ? 0 : 1;
-  }
-
- private:
-  static constexpr long kPrinted = 12;
-  static constexpr long kPrintedAtMost = 80;
-  std::map<std::string, int> contexts_;
-  long printed_ = 0;
-  int rank_ = 0;
-  long checks_ = 0;
-  long failures_ = 0;
-};
-
-Checker* check = nullptr;
+shim::test::Checker* check = nullptr;
 int world_rank = 0;
 int world_size = 1;
 std::vector<int> node_of_world;  // virtual or real node of each world rank
@@ -105,16 +64,7 @@ std::string str(long long v) { return std::to_string(v); }
 
 // A failing call is recorded with its context; a failing synchronisation call
 // would leave the other processes waiting, so it ends the job.
-void ok(int rc, const std::string& where) {
-  if (rc == MPI_SUCCESS) {
-    check->pass();
-    return;
-  }
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  PMPI_Error_string(rc, text, &length);
-  check->fail(where + ": returned " + str(rc) + " (" + text + ")");
-}
+void ok(int rc, const std::string& where) { check->expect_success(rc, where); }
 void sync_ok(int rc, const std::string& where) {
   if (rc == MPI_SUCCESS) return;
   ok(rc, where);
@@ -138,10 +88,7 @@ template <typename T>
 struct is_pair : std::false_type {};
 template <typename V>
 struct is_pair<Pair<V>> : std::true_type {};
-template <typename T>
-struct is_complex : std::false_type {};
-template <typename R>
-struct is_complex<std::complex<R>> : std::true_type {};
+using shim::test::is_complex;
 
 long long floor_div(long long a, long long b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
 
@@ -241,19 +188,6 @@ void apply_t(MPI_Op op, void* target, const void* origin) {
 }
 
 template <typename T>
-std::string show_value(const T& v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.21Lg", static_cast<long double>(v));
-    return text;
-  } else if constexpr (std::is_signed_v<T>) {
-    return str(static_cast<long long>(v));
-  } else {
-    return std::to_string(static_cast<unsigned long long>(v));
-  }
-}
-
-template <typename T>
 std::string show_t(const void* p) {
   if constexpr (std::is_same_v<T, bool>) {
     return "byte " + str(*static_cast<const unsigned char*>(p));
@@ -261,11 +195,11 @@ std::string show_t(const void* p) {
     T v;
     std::memcpy(&v, p, sizeof v);
     if constexpr (is_pair<T>::value) {
-      return "(" + show_value(v.v) + ", loc " + str(v.i) + ")";
+      return "(" + shim::test::show(v.v) + ", loc " + str(v.i) + ")";
     } else if constexpr (is_complex<T>::value) {
-      return "(" + show_value(v.real()) + "," + show_value(v.imag()) + "i)";
+      return "(" + shim::test::show(v.real()) + "," + shim::test::show(v.imag()) + "i)";
     } else {
-      return show_value(v);
+      return shim::test::show(v);
     }
   }
 }
@@ -1329,31 +1263,30 @@ const char* const kMpich6083 = "MPICH 4.0.2 defect pmodels/mpich#6083: MPI_MAX/M
 // Compares memory with a model: typed elements by value, guard bytes by byte.
 // With `excuse_6083`, the window's operations are MPICH's own and elements
 // MPICH is known to get wrong are reported, not failed.
-long compare_memory(const unsigned char* mem, const Model& m, const std::string& where, bool excuse_6083) {
-  long bad = 0;
-  for (std::size_t e = 0; e < m.elements.size(); ++e) {
-    const MPI_Aint off = m.element_offset[e];
+void compare_memory(const unsigned char* mem, const Model& m, const std::string& where, bool excuse_6083) {
+  auto got = [&](std::size_t e) { return mem + m.element_offset[e]; };
+  auto want = [&](std::size_t e) { return &m.bytes[static_cast<std::size_t>(m.element_offset[e])]; };
+  auto mismatch = [&](std::size_t e) {
     const TypeInfo& t = *m.elements[e].type;
-    if (t.equal(mem + off, &m.bytes[static_cast<std::size_t>(off)])) continue;
-    if (excuse_6083 && m.elements[e].mpich_6083) {
-      known_mpich_defect(kMpich6083, where + ": " + m.where(off) + ": got " + t.show(mem + off) + ", expected " +
-                                         t.show(&m.bytes[static_cast<std::size_t>(off)]));
-      continue;
-    }
-    if (++bad <= 4)
-      check->fail(where + ": " + m.where(off) + ": got " + t.show(mem + off) + ", expected " +
-                  t.show(&m.bytes[static_cast<std::size_t>(off)]));
-  }
+    return m.where(m.element_offset[e]) + ": got " + t.show(got(e)) + ", expected " + t.show(want(e));
+  };
+  check->expect_elements(
+      m.elements.size(),
+      [&](std::size_t e) {
+        if (m.elements[e].type->equal(got(e), want(e))) return shim::test::Verdict::same;
+        if (!excuse_6083 || !m.elements[e].mpich_6083) return shim::test::Verdict::differs;
+        known_mpich_defect(kMpich6083, where + ": " + mismatch(e));
+        return shim::test::Verdict::excused;
+      },
+      mismatch, where);
+  stats.elements += static_cast<long>(m.elements.size());
+  long changed = 0;
   for (std::size_t i = 0; i < m.bytes.size(); ++i) {
     if (m.covered[i] || mem[i] == m.bytes[i]) continue;
-    if (++bad <= 4)
+    if (++changed <= 4)
       check->fail(where + ": guard byte " + str(static_cast<long long>(i)) + " (outside every element) changed: got " +
                   str(mem[i]) + ", expected " + str(m.bytes[i]));
   }
-  if (bad > 4) check->fail(where + ": " + str(bad) + " mismatches in all");
-  stats.elements += static_cast<long>(m.elements.size());
-  check->pass(static_cast<long>(m.elements.size()) - std::min<long>(bad, 4));
-  return bad;
 }
 
 class Epoch {
@@ -1618,14 +1551,16 @@ class Epoch {
         std::memcpy(&want[at], x.expected_old[k].data(), r.type->size);
         std::fill(is_element.begin() + static_cast<long>(at), is_element.begin() + static_cast<long>(at + r.type->size),
                   1);
-        if (r.type->equal(&x.rbuf[at], &want[at])) {
-          check->pass();
-          ++stats.results;
-        } else {
-          check->fail(where + ": element " + str(static_cast<long long>(k)) + ": got " + r.type->show(&x.rbuf[at]) +
-                      ", expected (the old target value) " + r.type->show(&want[at]));
-        }
       }
+      auto at = [&](std::size_t k) { return kMargin + static_cast<std::size_t>(roffs[k]); };
+      const long differ = check->expect_elements(
+          roffs.size(), [&](std::size_t k) { return r.type->equal(&x.rbuf[at(k)], &want[at(k)]); },
+          [&](std::size_t k) {
+            return "element " + str(static_cast<long long>(k)) + ": got " + r.type->show(&x.rbuf[at(k)]) +
+                   ", expected (the old target value) " + r.type->show(&want[at(k)]);
+          },
+          where);
+      stats.results += static_cast<long>(roffs.size()) - differ;
     }
     long bad = 0;
     std::size_t first = 0;
@@ -1667,18 +1602,21 @@ class Epoch {
     for (const Read& rd : reads) {
       const RmaOp& r = rd.x->op;
       const auto offs = element_offsets(*r.tlay, r.tcount);
-      for (MPI_Aint off : offs) {
-        const unsigned char* got = &rd.buf[static_cast<std::size_t>(off)];
-        const unsigned char* want = &m.bytes[static_cast<std::size_t>(r.tbyte + off)];
-        if (r.type->equal(got, want)) {
-          check->pass();
-        } else if (excuse_6083_ && m.mpich_6083_at(r.tbyte + off)) {
-          known_mpich_defect(kMpich6083, target_where(t) + ": MPI_Get after flush: " + m.where(r.tbyte + off));
-        } else {
-          check->fail(target_where(t) + ": MPI_Get after flush of " + describe(r) + ": " + m.where(r.tbyte + off) +
-                      ": got " + r.type->show(got) + ", expected " + r.type->show(want));
-        }
-      }
+      auto got = [&](std::size_t k) { return &rd.buf[static_cast<std::size_t>(offs[k])]; };
+      auto want = [&](std::size_t k) { return &m.bytes[static_cast<std::size_t>(r.tbyte + offs[k])]; };
+      check->expect_elements(
+          offs.size(),
+          [&](std::size_t k) {
+            if (r.type->equal(got(k), want(k))) return shim::test::Verdict::same;
+            if (!excuse_6083_ || !m.mpich_6083_at(r.tbyte + offs[k])) return shim::test::Verdict::differs;
+            known_mpich_defect(kMpich6083, target_where(t) + ": MPI_Get after flush: " + m.where(r.tbyte + offs[k]));
+            return shim::test::Verdict::excused;
+          },
+          [&](std::size_t k) {
+            return m.where(r.tbyte + offs[k]) + ": got " + r.type->show(got(k)) + ", expected " +
+                   r.type->show(want(k));
+          },
+          target_where(t) + ": MPI_Get after flush of " + describe(r));
     }
   }
 
@@ -2162,7 +2100,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  Checker checker;
+  shim::test::Checker checker("accumulate_matrix");
   check = &checker;
   make_types();
   derive_nodes();

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 #include "tests/mpi/typed_buffer.hpp"
 
 namespace {
 
-shim::test::MpiCheck* check = nullptr;
+shim::test::Checker* check = nullptr;
 
 struct TypeCase {
   std::string name;
@@ -324,7 +324,7 @@ void control_api() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck checker("alltoall_matrix");
+  shim::test::Checker checker("alltoall_matrix");
   check = &checker;
   const std::vector<TypeCase> cases = make_cases();
   run_matrix(cases);

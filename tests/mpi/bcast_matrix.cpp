@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 #include "tests/mpi/typed_buffer.hpp"
 
 namespace {
 
 using shim::test::TypedBuffer;
 
-shim::test::MpiCheck* check = nullptr;
+shim::test::Checker* check = nullptr;
 std::vector<MPI_Datatype> derived_types;
 
 MPI_Datatype committed(MPI_Datatype type) {
@@ -258,7 +258,7 @@ void intercommunicator_goes_native() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck checker("bcast_matrix");
+  shim::test::Checker checker("bcast_matrix");
   check = &checker;
   const std::vector<Case> cases = make_cases();
   run_matrix(cases);

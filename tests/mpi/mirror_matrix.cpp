@@ -27,17 +27,17 @@
 #include <utility>
 #include <vector>
 
-#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
-shim::test::MpiCheck* check = nullptr;
+shim::test::Checker* check = nullptr;
 int world_rank = 0;
 int world_size = 1;
 
 std::string str(long long v) { return std::to_string(v); }
 
-void ok(int rc, const std::string& where) { check->expect(rc == MPI_SUCCESS, where + ": returned " + str(rc)); }
+void ok(int rc, const std::string& where) { check->expect_success(rc, where); }
 
 int error_class(int rc) {
   int cls = rc;
@@ -65,10 +65,8 @@ void expect_class(int rc, int want, const std::string& where) {
 
 // ---- element arithmetic, independent of shim -------------------------------
 
-template <typename T>
-struct is_complex : std::false_type {};
-template <typename R>
-struct is_complex<std::complex<R>> : std::true_type {};
+using shim::test::is_complex;
+using shim::test::show;
 
 // A linear map from integers to elements: make(a) + make(b) == make(a + b)
 // and scalar(s) * make(a) == make(s * a) exactly (integers wrap modulo
@@ -94,34 +92,16 @@ T scalar(long long s) {
   }
 }
 
-template <typename T>
-std::string show(const T& v) {
-  if constexpr (is_complex<T>::value) {
-    return "(" + show(v.real()) + "," + show(v.imag()) + ")";
-  } else if constexpr (std::is_floating_point_v<T>) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.21Lg", static_cast<long double>(v));
-    return text;
-  } else if constexpr (std::is_signed_v<T>) {
-    return str(static_cast<long long>(v));
-  } else {
-    return std::to_string(static_cast<unsigned long long>(v));
-  }
-}
-
-// One check per array: how many elements differ, and the first few.
+// Element by element: got[k] is element first + k.
 template <typename T, typename Want>
 void expect_elements(const std::vector<T>& got, MPI_Count first, Want want, const std::string& where) {
-  long long bad = 0;
-  std::string detail;
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    const T w = want(first + static_cast<MPI_Count>(k));
-    if (got[k] == w) continue;
-    if (++bad <= 3)
-      detail += " [" + str(first + static_cast<MPI_Count>(k)) + "] got " + show(got[k]) + " want " + show(w) + ";";
-  }
-  check->expect(bad == 0, where + ": " + str(bad) + " of " + str(static_cast<long long>(got.size())) +
-                              " elements differ:" + detail);
+  check->expect_elements(
+      got.size(), [&](std::size_t k) { return got[k] == want(first + static_cast<MPI_Count>(k)); },
+      [&](std::size_t k) {
+        const MPI_Count i = first + static_cast<MPI_Count>(k);
+        return "element " + str(i) + ": got " + show(got[k]) + ", expected " + show(want(i));
+      },
+      where);
 }
 
 // ---- the layout, as the test derives it -------------------------------------
@@ -1185,7 +1165,7 @@ void world_suite(const Comm& c) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck checker("mirror_matrix");
+  shim::test::Checker checker("mirror_matrix");
   check = &checker;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
