@@ -1,5 +1,6 @@
 #include "tests/mpi/checker.hpp"
 
+#include <cstdlib>
 #include <utility>
 
 namespace shim::test {
@@ -21,6 +22,12 @@ void Checker::expect_success(int rc, const std::string& where) {
   int length = 0;
   PMPI_Error_string(rc, text, &length);
   fail(where + ": returned " + std::to_string(rc) + " (" + text + ")");
+}
+
+void Checker::test_bug(const std::string& what) const {
+  std::fprintf(stderr, "%s: rank %d: test program error: %s\n", program_.c_str(), rank_, what.c_str());
+  PMPI_Abort(MPI_COMM_WORLD, 3);
+  std::abort();
 }
 
 void Checker::note(const std::string& what) {

@@ -58,6 +58,8 @@ class Checker {
   void expect(bool ok, const std::string& what) { ok ? pass() : fail(what); }
   // An MPI return code: MPI_SUCCESS passes, any other fails with MPI's text.
   void expect_success(int rc, const std::string& where);
+  // A mistake in the test program, not in the library: ends the job.
+  [[noreturn]] void test_bug(const std::string& what) const;
 
   // Element by element: compare(k) judges element k of n (a bool, same or
   // not, or a Verdict), mismatch(k) says which element it is and how it
@@ -82,8 +84,8 @@ class Checker {
         ++failures_;
       }
     }
-    if (differ > kShownPerComparison) note(where + ": " + std::to_string(differ) + " of " + std::to_string(n) +
-                                           " elements differ in all");
+    if (differ > kShownPerComparison)
+      note(where + ": " + std::to_string(differ) + " of " + std::to_string(n) + " elements differ in all");
     return differ;
   }
 
