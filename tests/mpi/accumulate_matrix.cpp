@@ -45,6 +45,7 @@
 #include "tests/mpi/accumulate/scenarios.hpp"
 #include "tests/mpi/accumulate/windows.hpp"
 #include "tests/mpi/checker.hpp"
+#include "tests/mpi/nodes.hpp"
 
 namespace {
 
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
   shim::test::Checker checker("accumulate_matrix");
   check = &checker;
   make_types();
-  derive_nodes();
+  node_of_world = shim::test::node_of_world_ranks();
   const bool times = std::getenv("ACCUMULATE_MATRIX_TIMES") != nullptr;
   double t0 = now();
   auto phase = [&](const std::string& name) {

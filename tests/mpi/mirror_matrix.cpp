@@ -27,6 +27,7 @@
 #include "tests/mpi/mirror/job.hpp"
 #include "tests/mpi/mirror/scenarios.hpp"
 #include "tests/mpi/mirror/windows.hpp"
+#include "tests/mpi/nodes.hpp"
 
 namespace {
 
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
   check = &checker;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  node_of_world = shim::test::node_of_world_ranks();
 
   const Comm world = describe("world", MPI_COMM_WORLD);
   world_suite(world);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 
 namespace shim::test::accumulate {
 
@@ -11,28 +10,6 @@ void sync_ok(int rc, const std::string& where) {
   ok(rc, where);
   std::fprintf(stderr, "accumulate_matrix: rank %d: synchronisation failed, aborting\n", world_rank);
   PMPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-void derive_nodes() {
-  node_of_world.assign(static_cast<std::size_t>(world_size), 0);
-  const char* k = std::getenv("SHIM_NODE_SIZE");
-  const int node_size = k != nullptr && *k != '\0' ? std::atoi(k) : 0;
-  if (node_size > 0) {
-    for (int r = 0; r < world_size; ++r) node_of_world[static_cast<std::size_t>(r)] = r / node_size;
-    return;
-  }
-  char mine[MPI_MAX_PROCESSOR_NAME] = {};
-  int length = 0;
-  PMPI_Get_processor_name(mine, &length);
-  std::vector<char> all(static_cast<std::size_t>(world_size) * MPI_MAX_PROCESSOR_NAME);
-  PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
-  std::vector<std::string> names;
-  for (int r = 0; r < world_size; ++r) {
-    const std::string n(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
-    auto it = std::find(names.begin(), names.end(), n);
-    if (it == names.end()) it = names.insert(names.end(), n);
-    node_of_world[static_cast<std::size_t>(r)] = static_cast<int>(it - names.begin());
-  }
 }
 
 bool owner_reachable(const Comm& c) {

@@ -16,7 +16,7 @@ namespace shim::test::accumulate {
 inline Checker* check = nullptr;
 inline int world_rank = 0;
 inline int world_size = 1;
-inline std::vector<int> node_of_world;  // virtual or real node of each world rank
+inline std::vector<int> node_of_world;  // tests/mpi/nodes.hpp
 
 struct Stats {
   long ops[3] = {0, 0, 0};  // by target class
@@ -35,10 +35,6 @@ inline std::string str(long long v) { return std::to_string(v); }
 inline void ok(int rc, const std::string& where) { check->expect_success(rc, where); }
 void sync_ok(int rc, const std::string& where);
 [[noreturn]] inline void test_bug(const std::string& what) { check->test_bug(what); }
-
-// Virtual nodes of SHIM_NODE_SIZE consecutive world ranks, else processes
-// with the same processor name.
-void derive_nodes();
 
 struct Comm {
   std::string name;

@@ -45,7 +45,7 @@ Window open_window(const Comm& c, Creation how, const std::string& path, std::ve
 void close_window(Window& w);
 
 // MPICH's own MPI_Win_allocate is right only for sizes that are multiples of
-// the page size (see the odd-size test); windows that may be MPICH's own get
+// the page size (see odd_sizes() in window_kinds.cpp); windows that may be MPICH's own get
 // such sizes everywhere but in that test.
 bool maybe_native(const std::string& path);
 MPI_Aint window_bytes(MPI_Aint needed, const std::string& path, Creation how);

@@ -1,8 +1,5 @@
 #include "tests/mpi/mirror/job.hpp"
 
-#include <cstdlib>
-#include <cstring>
-
 namespace shim::test::mirror {
 namespace {
 
@@ -27,11 +24,6 @@ std::string class_name(int cls) {
   }
 }
 
-int node_size_setting() {
-  const char* k = std::getenv("SHIM_NODE_SIZE");
-  return k != nullptr && *k != '\0' ? std::atoi(k) : 0;
-}
-
 }  // namespace
 
 int error_class(int rc) {
@@ -51,27 +43,12 @@ Comm describe(const std::string& name, MPI_Comm comm) {
   c.comm = comm;
   PMPI_Comm_rank(comm, &c.rank);
   PMPI_Comm_size(comm, &c.size);
-  std::vector<long long> key(static_cast<std::size_t>(c.size));
-  if (const int k = node_size_setting(); k > 0) {
-    const long long mine = world_rank / k;
-    PMPI_Allgather(&mine, 1, MPI_LONG_LONG, key.data(), 1, MPI_LONG_LONG, comm);
-  } else {
-    char mine[MPI_MAX_PROCESSOR_NAME] = {};
-    int length = 0;
-    PMPI_Get_processor_name(mine, &length);
-    std::vector<char> all(static_cast<std::size_t>(c.size) * MPI_MAX_PROCESSOR_NAME);
-    PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
-    for (int r = 0; r < c.size; ++r) {
-      key[static_cast<std::size_t>(r)] = r;
-      for (int s = 0; s < r; ++s)
-        if (std::strncmp(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME],
-                         &all[static_cast<std::size_t>(s) * MPI_MAX_PROCESSOR_NAME], MPI_MAX_PROCESSOR_NAME) == 0) {
-          key[static_cast<std::size_t>(r)] = s;
-          break;
-        }
-    }
-  }
-  std::vector<long long> seen;
+  int mine = world_rank;
+  std::vector<int> world(static_cast<std::size_t>(c.size));
+  PMPI_Allgather(&mine, 1, MPI_INT, world.data(), 1, MPI_INT, comm);
+  std::vector<int> key;
+  for (int w : world) key.push_back(node_of_world[static_cast<std::size_t>(w)]);
+  std::vector<int> seen;
   for (int r = 0; r < c.size; ++r) {
     const auto it = std::find(seen.begin(), seen.end(), key[static_cast<std::size_t>(r)]);
     const int n = static_cast<int>(it - seen.begin());

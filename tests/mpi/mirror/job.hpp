@@ -17,6 +17,7 @@ namespace shim::test::mirror {
 inline Checker* check = nullptr;
 inline int world_rank = 0;
 inline int world_size = 1;
+inline std::vector<int> node_of_world;  // tests/mpi/nodes.hpp
 
 inline std::string str(long long v) { return std::to_string(v); }
 
@@ -44,9 +45,9 @@ inline int owner_of(MPI_Count n, int parts, MPI_Count index) {
   return -1;
 }
 
-// A communicator and its nodes: virtual nodes of SHIM_NODE_SIZE consecutive
-// world ranks, or the processes with the same processor name; numbered in
-// order of their lowest rank in this communicator, local ranks ascending.
+// A communicator and its nodes (those of its processes' world ranks),
+// numbered in order of their lowest rank in this communicator, local ranks
+// ascending.
 struct Comm {
   std::string name;
   MPI_Comm comm = MPI_COMM_NULL;
