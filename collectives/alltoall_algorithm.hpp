@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 namespace shim::coll {
@@ -22,13 +21,6 @@ constexpr std::string_view name(AlltoallAlgorithm algorithm) {
     case AlltoallAlgorithm::leader: return "leader";
   }
   return "?";
-}
-
-constexpr std::optional<AlltoallAlgorithm> parse_alltoall_algorithm(std::string_view text) {
-  for (AlltoallAlgorithm algorithm : kAlltoallAlgorithms) {
-    if (name(algorithm) == text) return algorithm;
-  }
-  return std::nullopt;
 }
 
 }  // namespace shim::coll

@@ -1,6 +1,7 @@
 #include "collectives/alltoall_runner.hpp"
 
 #include "collectives/pmpi_executor.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim::coll {
 
@@ -9,8 +10,7 @@ namespace {
 int user_buffer(const void* base, MPI_Count count, MPI_Datatype type, BlockBuffer& out) {
   MPI_Count lb = 0;
   MPI_Count extent = 0;
-  const int rc = PMPI_Type_get_extent_c(type, &lb, &extent);
-  if (rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(PMPI_Type_get_extent_c(type, &lb, &extent));
   out = {const_cast<void*>(base), type, count, count * extent};
   return MPI_SUCCESS;
 }
@@ -24,20 +24,18 @@ int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Sched
   if (stage == nullptr && stage_bytes > 0) return MPI_ERR_NO_MEM;
 
   ScheduleBuffers buffers;
-  int rc = user_buffer(args.recvbuf, args.recvcount, args.recvtype, buffers.recv);
-  if (rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(user_buffer(args.recvbuf, args.recvcount, args.recvtype, buffers.recv));
   // MPI_IN_PLACE needs no copy: on every rank, each schedule finishes reading
   // send blocks in phases before the first phase that writes receive blocks
   // (the in-memory tests run every schedule with the two buffers aliased).
   if (args.sendbuf == MPI_IN_PLACE) {
     buffers.send = buffers.recv;
   } else {
-    rc = user_buffer(args.sendbuf, args.sendcount, args.sendtype, buffers.send);
-    if (rc != MPI_SUCCESS) return rc;
+    SHIM_TRY(user_buffer(args.sendbuf, args.sendcount, args.sendtype, buffers.send));
   }
   buffers.stage = {stage, MPI_PACKED, block_bytes, block_bytes};
 
-  rc = run_schedule(schedule, buffers, hierarchy.shadow(), hierarchy.rail());
+  const int rc = run_schedule(schedule, buffers, hierarchy.shadow(), hierarchy.rail());
   scratch.release_if_large();
   return rc;
 }

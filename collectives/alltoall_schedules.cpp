@@ -15,6 +15,22 @@ int proxy_on_node(const topo::Layout& layout, int node, int rank) {
   return layout.rank_of(node, layout.local_rank(rank) % layout.ppn(node));
 }
 
+Phase regroup_by_node(const topo::Layout& layout, int rank, Buffer user, std::int64_t stage_base, bool to_stage) {
+  const int ppn = layout.max_ppn();
+  Transfer in_user{rank, {}};
+  Transfer in_stage{rank, {}};
+  for (int node = 0; node < layout.nodes(); ++node) {
+    for (int j = 0; j < ppn; ++j) {
+      append_run(in_user.runs, {user, layout.rank_of(node, j), 1});
+      append_run(in_stage.runs, {Buffer::stage, stage_base + std::int64_t{node} * ppn + j, 1});
+    }
+  }
+  Phase copy;
+  copy.sends.push_back(std::move(to_stage ? in_user : in_stage));
+  copy.recvs.push_back(std::move(to_stage ? in_stage : in_user));
+  return copy;
+}
+
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank) {
   switch (algorithm) {
     case AlltoallAlgorithm::sa: return build_sa_schedule(layout, rank);

@@ -1,4 +1,5 @@
-// Schedule builders for the hierarchical alltoall algorithms of seed 001.
+// Schedule builders for the hierarchical alltoall algorithms of Kumar,
+// Mamidala and Panda, "Scaling Alltoall Collective on Multi-core Systems".
 // Each returns the calling rank's part of the collective; run on every rank of
 // the layout, the parts deliver block (s -> d) from rank s's send buffer to
 // rank d's receive buffer, exactly once.
@@ -9,6 +10,7 @@
 // alltoall within one rail, so it runs as a point-to-point exchange.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "collectives/alltoall_algorithm.hpp"
@@ -40,5 +42,11 @@ std::vector<int> ranks_proxied_by(const topo::Layout& layout, int node, int loca
 
 // The rank on `node` that handles blocks for or from `rank` of another node.
 int proxy_on_node(const topo::Layout& layout, int node, int rank);
+
+// On a uniform, non-consecutive layout, a local copy between the user's
+// buffer `user` (indexed by rank) and `stage` from `stage_base` on, where
+// every node's blocks lie together in node order: into stage when
+// `to_stage`, out of it otherwise.
+Phase regroup_by_node(const topo::Layout& layout, int rank, Buffer user, std::int64_t stage_base, bool to_stage);
 
 }  // namespace shim::coll

@@ -4,15 +4,15 @@
 #include <cstdint>
 #include <deque>
 
+#include "common/message_tags.hpp"
+#include "common/mpi_try.hpp"
+
 namespace shim::coll {
 
 namespace {
 
 // Segments a rank keeps in flight from its parent, and per child.
-constexpr std::int64_t kWindow = 8;
-// Distinct from the alltoall schedules' tags (their phase numbers) on the
-// same private communicator.
-constexpr int kTag = 1000;
+constexpr std::int64_t kSegmentsInFlight = 8;
 
 MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
 void* pointer_at(MPI_Aint address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
@@ -21,6 +21,100 @@ struct Piece {
   void* address;
   MPI_Count count;
   MPI_Datatype type;
+};
+
+// This rank's part of one broadcast: segments arrive from the parent and go
+// on to the children, with up to kSegmentsInFlight in flight from the parent
+// and per child.
+class Relay {
+ public:
+  Relay(const BcastBuffer& buffer, int parent, const std::vector<int>& children, const SegmentPlan& plan,
+        std::int64_t message_bytes, MPI_Comm shadow, MPI_Count extent, std::byte* packed)
+      : buffer_(buffer), parent_(parent), children_(children), plan_(plan), message_bytes_(message_bytes),
+        shadow_(shadow), extent_(extent), packed_(packed),
+        send_limit_(static_cast<std::size_t>(kSegmentsInFlight) * std::max<std::size_t>(1, children.size())) {}
+
+  int run() {
+    SHIM_TRY(post_receives());
+    for (std::int64_t s = 0; s < plan_.segments; ++s) SHIM_TRY(relay(s));
+    return MPI_SUCCESS;
+  }
+
+  // Whatever happened, posted operations still use the buffers: finish
+  // them. After an error the parent may never send, so receives are
+  // cancelled (a request that completed meanwhile cannot be cancelled, and
+  // the wait below reports what became of it).
+  int finish(int rc) {
+    if (rc != MPI_SUCCESS) {
+      for (MPI_Request& request : receives_) {
+        if (request != MPI_REQUEST_NULL) static_cast<void>(PMPI_Cancel(&request));
+      }
+    }
+    for (std::deque<MPI_Request>* requests : {&receives_, &sends_}) {
+      for (MPI_Request& request : *requests) {
+        const int wait_rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = wait_rc;
+      }
+    }
+    return rc;
+  }
+
+ private:
+  Piece piece(std::int64_t s) const {
+    const std::int64_t first = s * plan_.per_segment;
+    switch (plan_.mode) {
+      case SegmentPlan::Mode::whole: return {buffer_.base, buffer_.count, buffer_.type};
+      case SegmentPlan::Mode::elements:
+        return {pointer_at(PMPI_Aint_add(address_of(buffer_.base), first * extent_)),
+                std::min(plan_.per_segment, buffer_.count - first), buffer_.type};
+      case SegmentPlan::Mode::packed:
+        return {packed_ + first, std::min(plan_.per_segment, message_bytes_ - first), MPI_PACKED};
+    }
+    return {};
+  }
+
+  int post_receives() {
+    while (parent_ >= 0 && posted_ < plan_.segments &&
+           static_cast<std::int64_t>(receives_.size()) < kSegmentsInFlight) {
+      const Piece p = piece(posted_++);
+      receives_.push_back(MPI_REQUEST_NULL);
+      SHIM_TRY(PMPI_Irecv_c(p.address, p.count, p.type, parent_, tags::kBcastSegment, shadow_, &receives_.back()));
+    }
+    return MPI_SUCCESS;
+  }
+
+  int relay(std::int64_t s) {
+    if (parent_ >= 0) {
+      const int rc = PMPI_Wait(&receives_.front(), MPI_STATUS_IGNORE);
+      receives_.pop_front();
+      SHIM_TRY(rc);
+      SHIM_TRY(post_receives());
+    }
+    const Piece p = piece(s);
+    for (const int child : children_) {
+      sends_.push_back(MPI_REQUEST_NULL);
+      SHIM_TRY(PMPI_Isend_c(p.address, p.count, p.type, child, tags::kBcastSegment, shadow_, &sends_.back()));
+    }
+    while (sends_.size() > send_limit_) {
+      const int rc = PMPI_Wait(&sends_.front(), MPI_STATUS_IGNORE);
+      sends_.pop_front();
+      SHIM_TRY(rc);
+    }
+    return MPI_SUCCESS;
+  }
+
+  const BcastBuffer& buffer_;
+  int parent_;
+  const std::vector<int>& children_;
+  const SegmentPlan& plan_;
+  std::int64_t message_bytes_;
+  MPI_Comm shadow_;
+  MPI_Count extent_;
+  std::byte* packed_;
+  std::size_t send_limit_;
+  std::deque<MPI_Request> receives_;
+  std::deque<MPI_Request> sends_;
+  std::int64_t posted_ = 0;
 };
 
 }  // namespace
@@ -40,82 +134,21 @@ int run_tree_bcast(const BcastBuffer& buffer, int parent, const std::vector<int>
                    std::int64_t message_bytes, MPI_Comm shadow, ScratchBuffer& scratch) {
   MPI_Count lb = 0;
   MPI_Count extent = 0;
-  int rc = PMPI_Type_get_extent_c(buffer.type, &lb, &extent);
-  if (rc != MPI_SUCCESS) return rc;
-
+  SHIM_TRY(PMPI_Type_get_extent_c(buffer.type, &lb, &extent));
   std::byte* packed = nullptr;
   if (plan.mode == SegmentPlan::Mode::packed) {
     packed = scratch.get(static_cast<std::size_t>(message_bytes), buffer.base);
     if (packed == nullptr) return MPI_ERR_NO_MEM;
     if (parent < 0) {
       MPI_Count position = 0;
-      rc = PMPI_Pack_c(buffer.base, buffer.count, buffer.type, packed, message_bytes, &position, shadow);
-      if (rc != MPI_SUCCESS) return rc;
+      SHIM_TRY(PMPI_Pack_c(buffer.base, buffer.count, buffer.type, packed, message_bytes, &position, shadow));
     }
   }
-  auto piece = [&](std::int64_t s) -> Piece {
-    switch (plan.mode) {
-      case SegmentPlan::Mode::whole: return {buffer.base, buffer.count, buffer.type};
-      case SegmentPlan::Mode::elements: {
-        const std::int64_t first = s * plan.per_segment;
-        return {pointer_at(PMPI_Aint_add(address_of(buffer.base), first * extent)),
-                std::min(plan.per_segment, buffer.count - first), buffer.type};
-      }
-      case SegmentPlan::Mode::packed: {
-        const std::int64_t first = s * plan.per_segment;
-        return {packed + first, std::min(plan.per_segment, message_bytes - first), MPI_PACKED};
-      }
-    }
-    return {};
-  };
-
-  std::deque<MPI_Request> receives;
-  std::deque<MPI_Request> sends;
-  std::int64_t posted = 0;
-  auto post_receives = [&] {
-    while (parent >= 0 && rc == MPI_SUCCESS && posted < plan.segments &&
-           static_cast<std::int64_t>(receives.size()) < kWindow) {
-      const Piece p = piece(posted++);
-      receives.push_back(MPI_REQUEST_NULL);
-      rc = PMPI_Irecv_c(p.address, p.count, p.type, parent, kTag, shadow, &receives.back());
-    }
-  };
-  const std::size_t send_limit = static_cast<std::size_t>(kWindow) * std::max<std::size_t>(1, children.size());
-
-  post_receives();
-  for (std::int64_t s = 0; s < plan.segments && rc == MPI_SUCCESS; ++s) {
-    if (parent >= 0) {
-      rc = PMPI_Wait(&receives.front(), MPI_STATUS_IGNORE);
-      receives.pop_front();
-      post_receives();
-    }
-    const Piece p = piece(s);
-    for (int child : children) {
-      if (rc != MPI_SUCCESS) break;
-      sends.push_back(MPI_REQUEST_NULL);
-      rc = PMPI_Isend_c(p.address, p.count, p.type, child, kTag, shadow, &sends.back());
-    }
-    while (rc == MPI_SUCCESS && sends.size() > send_limit) {
-      rc = PMPI_Wait(&sends.front(), MPI_STATUS_IGNORE);
-      sends.pop_front();
-    }
-  }
-  // Whatever happened, posted operations still use the buffers: finish them.
-  // After an error the parent may never send, so receives are cancelled.
-  if (rc != MPI_SUCCESS) {
-    for (MPI_Request& request : receives) PMPI_Cancel(&request);
-  }
-  for (std::deque<MPI_Request>* requests : {&receives, &sends}) {
-    for (MPI_Request& request : *requests) {
-      const int wait_rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
-      if (rc == MPI_SUCCESS) rc = wait_rc;
-    }
-  }
-  if (rc == MPI_SUCCESS && packed != nullptr && parent >= 0) {
-    MPI_Count position = 0;
-    rc = PMPI_Unpack_c(packed, message_bytes, &position, buffer.base, buffer.count, buffer.type, shadow);
-  }
-  return rc;
+  Relay relay(buffer, parent, children, plan, message_bytes, shadow, extent, packed);
+  SHIM_TRY(relay.finish(relay.run()));
+  if (packed == nullptr || parent < 0) return MPI_SUCCESS;
+  MPI_Count position = 0;
+  return PMPI_Unpack_c(packed, message_bytes, &position, buffer.base, buffer.count, buffer.type, shadow);
 }
 
 }  // namespace shim::coll

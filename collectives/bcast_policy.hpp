@@ -1,40 +1,25 @@
-// Automatic broadcast selection as a table of rules, tried in order; the
-// first that matches decides and explains itself (SHIM_VERBOSE, shim-info).
+// Automatic broadcast selection (SHIM_BCAST=auto) as a rule table: the first
+// matching rule decides and explains itself (SHIM_VERBOSE, shim-info).
 #pragma once
 
 #include <cstdint>
-#include <span>
-#include <string>
-#include <string_view>
 
 #include "collectives/bcast_algorithm.hpp"
+#include "common/rule_table.hpp"
 
 namespace shim::coll {
 
-struct BcastPolicyInput {
+struct BcastFacts {
   std::int64_t bytes = 0;
   int nodes = 1;
   int ppn = 1;      // largest number of processes on one node
   int subnets = 0;  // subnets the communicator spans by the network profile; 0 without one
 };
 
-struct BcastRule {
-  std::string_view name;
-  std::string_view condition;
-  BcastAlgorithm algorithm;
-  std::string_view why;
-  bool (*matches)(const BcastPolicyInput&);
-};
+using BcastRule = Rule<BcastFacts, BcastAlgorithm>;
+using BcastPolicy = RuleTable<BcastFacts, BcastAlgorithm>;
 
-std::span<const BcastRule> bcast_rules();
-
-struct BcastDecision {
-  BcastAlgorithm algorithm;
-  const BcastRule* rule;
-};
-
-BcastDecision choose_bcast(const BcastPolicyInput& input);
-std::string explain(const BcastDecision& decision, const BcastPolicyInput& input);
+const BcastPolicy& bcast_policy();
 
 // True when the table picks native for every message and root.
 bool bcast_native_for_every_size(int nodes, int ppn, int subnets);

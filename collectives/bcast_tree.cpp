@@ -117,25 +117,6 @@ BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& sub
   return tree;
 }
 
-int tree_depth(const BcastTree& tree) {
-  int deepest = 0;
-  for (std::size_t rank = 0; rank < tree.parent.size(); ++rank) {
-    int depth = 0;
-    for (int r = static_cast<int>(rank); tree.parent[r] >= 0; r = tree.parent[r]) ++depth;
-    deepest = std::max(deepest, depth);
-  }
-  return deepest;
-}
-
-int kary_depth(int members, int k) {
-  int depth = 0;
-  for (long long reached = 1, level = 1; reached < members; ++depth) {
-    level *= k;
-    reached += level;
-  }
-  return depth;
-}
-
 BcastLinks count_links(const BcastTree& tree, const topo::Layout& layout, const std::vector<int>& subnet_of_node) {
   BcastLinks links;
   for (std::size_t rank = 0; rank < tree.parent.size(); ++rank) {

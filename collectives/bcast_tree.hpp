@@ -23,18 +23,14 @@ inline constexpr int kIntraNodeFanout = 2;
 // local rank 0 elsewhere) -> binary trees inside each node.
 BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k);
 
-// ECO (seed 003, Section 4): a k-ary tree over subnets rooted at the root's
+// ECO (Lowekamp and Beguelin, "ECO: Efficient Collective Operations for
+// Communication on Heterogeneous Networks", Section 4): a k-ary tree over subnets rooted at the root's
 // subnet, each subnet entered once at the node nearest its parent subnet's
 // entry; k-ary trees over the nodes of each subnet from its entry; binary
 // trees inside nodes. `subnet_of_node` numbers subnets from 0;
 // `node_cost[a][b]` orders choices by measured cost (empty: node order).
 BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& subnet_of_node,
                          const topo::CostMatrix& node_cost, int root, int k);
-
-// Edges from the root to the deepest rank.
-int tree_depth(const BcastTree& tree);
-// Depth of a k-ary tree over n members (k == 1: a chain).
-int kary_depth(int members, int k);
 
 struct BcastLinks {
   int inter_node = 0;    // tree edges between different nodes

@@ -1,7 +1,12 @@
 #include "collectives/pmpi_executor.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include "common/message_tags.hpp"
+#include "common/mpi_handle.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim::coll {
 
@@ -12,16 +17,9 @@ namespace {
 MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
 void* pointer_at(MPI_Aint address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
 
-// A message's buffer argument triple; owns `type` when it was derived here.
+// A message's buffer argument triple; owns the type when it was derived here.
 class MessageBuffer {
  public:
-  MessageBuffer() = default;
-  MessageBuffer(const MessageBuffer&) = delete;
-  MessageBuffer& operator=(const MessageBuffer&) = delete;
-  ~MessageBuffer() {
-    if (owned_) PMPI_Type_free(&type_);
-  }
-
   int describe(const std::vector<Run>& runs, const ScheduleBuffers& buffers) {
     if (runs.size() == 1) {
       const Run& run = runs.front();
@@ -44,10 +42,11 @@ class MessageBuffer {
       types.push_back(b.type);
     }
     const auto n = static_cast<MPI_Count>(runs.size());
-    int rc = one_buffer ? PMPI_Type_create_hindexed_c(n, lengths.data(), displacements.data(), types.front(), &type_)
-                        : PMPI_Type_create_struct_c(n, lengths.data(), displacements.data(), types.data(), &type_);
-    if (rc != MPI_SUCCESS) return rc;
-    owned_ = true;
+    SHIM_TRY(one_buffer ? PMPI_Type_create_hindexed_c(n, lengths.data(), displacements.data(), types.front(),
+                                                      derived_.out())
+                        : PMPI_Type_create_struct_c(n, lengths.data(), displacements.data(), types.data(),
+                                                    derived_.out()));
+    type_ = derived_.get();
     address_ = one_buffer ? address_of(buffers[runs.front().buffer].base) : address_of(MPI_BOTTOM);
     count_ = 1;
     return PMPI_Type_commit(&type_);
@@ -61,7 +60,7 @@ class MessageBuffer {
   MPI_Aint address_ = 0;
   MPI_Count count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  bool owned_ = false;
+  OwnedType derived_;
 };
 
 int run_exchange(const Phase& phase, int tag, const ScheduleBuffers& buffers, MPI_Comm shadow) {
@@ -85,7 +84,15 @@ int run_exchange(const Phase& phase, int tag, const ScheduleBuffers& buffers, MP
     requests.push_back(MPI_REQUEST_NULL);
     rc = PMPI_Isend_c(message.address(), message.count(), message.type(), send.peer, tag, shadow, &requests.back());
   }
-  // Wait even after an error: the posted operations still reference buffers.
+  // Wait even after an error: the posted operations still reference
+  // buffers. After an error a peer may never send, so receives (posted
+  // first) are cancelled; one that completed meanwhile just completes.
+  if (rc != MPI_SUCCESS) {
+    const std::size_t receives = std::min(requests.size(), phase.recvs.size());
+    for (std::size_t i = 0; i < receives; ++i) {
+      if (requests[i] != MPI_REQUEST_NULL) static_cast<void>(PMPI_Cancel(&requests[i]));
+    }
+  }
   const int wait_rc = PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   return rc != MPI_SUCCESS ? rc : wait_rc;
 }
@@ -125,9 +132,9 @@ int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_C
   for (std::size_t i = 0; i < schedule.phases.size(); ++i) {
     const Phase& phase = schedule.phases[i];
     if (phase.sends.empty() && phase.recvs.empty()) continue;
-    const int rc = phase.kind == PhaseKind::rail_alltoall ? run_rail_alltoall(phase, buffers, rail)
-                                                          : run_exchange(phase, static_cast<int>(i), buffers, shadow);
-    if (rc != MPI_SUCCESS) return rc;
+    SHIM_TRY(phase.kind == PhaseKind::rail_alltoall
+                 ? run_rail_alltoall(phase, buffers, rail)
+                 : run_exchange(phase, tags::kAlltoallPhase + static_cast<int>(i), buffers, shadow));
   }
   return MPI_SUCCESS;
 }

@@ -42,6 +42,8 @@ class MpiHandle {
     discard();
     return &handle_;
   }
+  // Gives the handle up without freeing it: someone else frees it now.
+  Handle release() { return std::exchange(handle_, Traits::null()); }
   // Frees now and returns MPI's result; the handle is null afterwards.
   int free() {
     if (handle_ == Traits::null()) return MPI_SUCCESS;

@@ -194,7 +194,7 @@ void MirroredWindow::accumulate(Range range, const void* buffer, const void* sca
 int MirroredWindow::sync() { return memory_->sync(); }
 
 int MirroredWindow::zero() {
-  if (int rc = sync(); rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(sync());
   const Range mine = blocks_.block(local_rank_);
   if (mine.count > 0) std::memset(address(mine.first), 0, static_cast<std::size_t>(mine.count) * element_bytes_);
   return sync();

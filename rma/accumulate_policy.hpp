@@ -1,35 +1,41 @@
 // Which path the accumulate family takes on a window: one choice per window,
 // for every size, because atomicity only holds among operations that take
-// the same path. A table of rules, first match wins, each with its reason.
+// the same path. A rule table: the first match decides and explains itself.
 #pragma once
 
-#include <string>
+#include <array>
+#include <optional>
 #include <string_view>
 
-#include "shim/config.hpp"
+#include "common/rule_table.hpp"
 
 namespace shim::rma {
 
 enum class AccumulatePath { native, owner, caller };
 
-std::string_view name(AccumulatePath path);
+inline constexpr std::array kAccumulatePaths = {AccumulatePath::native, AccumulatePath::owner,
+                                                AccumulatePath::caller};
+
+constexpr std::string_view name(AccumulatePath path) {
+  switch (path) {
+    case AccumulatePath::native: return "native";
+    case AccumulatePath::owner: return "owner";
+    case AccumulatePath::caller: return "caller";
+  }
+  return "?";
+}
 
 struct WindowFacts {
-  AccumulateChoice requested = AccumulateChoice::automatic;  // setting or info key
-  bool from_info_key = false;
+  std::optional<AccumulatePath> requested;  // SHIM_ACCUMULATE or the info key; nullopt: auto
+  bool requested_by_info_key = false;
   int nodes = 1;               // nodes the window's processes are on
   bool servers_reach = false;  // every node's server is in the window's group
   bool servers_running = false;
 };
 
-struct PathDecision {
-  AccumulatePath path;
-  std::string reason;
-};
+using AccumulateRule = Rule<WindowFacts, AccumulatePath>;
+using AccumulatePolicy = RuleTable<WindowFacts, AccumulatePath>;
 
-PathDecision choose_accumulate_path(const WindowFacts& facts);
-
-// The table, one line per rule ("  <when> -> <path>: <reason>"), for shim-info.
-std::string describe_accumulate_policy();
+const AccumulatePolicy& accumulate_policy();
 
 }  // namespace shim::rma

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/element_type.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim::rma {
 
@@ -157,7 +158,8 @@ const BasicFacts& facts_of(MPI_Datatype basic) {
   thread_local BasicFacts last;
   if (last.type != basic) {
     last.type = basic;
-    PMPI_Type_size_c(basic, &last.size);
+    // `basic` came out of datatype_layout(), which asked MPI the same.
+    static_cast<void>(PMPI_Type_size_c(basic, &last.size));
     last.category = category_of(basic);
     last.kind = shim::element_kind_of(basic);
   }
@@ -193,7 +195,7 @@ int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI
     return apply_typed<std::uint8_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
   }
   MPI_Count lb = 0, extent = 0;
-  PMPI_Type_get_extent_c(basic, &lb, &extent);
+  SHIM_TRY(PMPI_Type_get_extent_c(basic, &lb, &extent));
   if (extent == size) {
     return PMPI_Reduce_local_c(origin, target, count, basic, op) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_OP;
   }
@@ -202,13 +204,12 @@ int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI
   const MPI_Count bytes = count * extent;
   std::vector<unsigned char> in(static_cast<std::size_t>(bytes)), inout(static_cast<std::size_t>(bytes));
   MPI_Count position = 0;
-  PMPI_Unpack_c(origin, count * size, &position, in.data(), count, basic, MPI_COMM_SELF);
+  SHIM_TRY(PMPI_Unpack_c(origin, count * size, &position, in.data(), count, basic, MPI_COMM_SELF));
   position = 0;
-  PMPI_Unpack_c(target, count * size, &position, inout.data(), count, basic, MPI_COMM_SELF);
+  SHIM_TRY(PMPI_Unpack_c(target, count * size, &position, inout.data(), count, basic, MPI_COMM_SELF));
   if (PMPI_Reduce_local_c(in.data(), inout.data(), count, basic, op) != MPI_SUCCESS) return MPI_ERR_OP;
   position = 0;
-  PMPI_Pack_c(inout.data(), count, basic, target, count * size, &position, MPI_COMM_SELF);
-  return MPI_SUCCESS;
+  return PMPI_Pack_c(inout.data(), count, basic, target, count * size, &position, MPI_COMM_SELF);
 }
 
 void compare_and_swap(const void* origin, const void* compare, void* target, void* old, int bytes) {

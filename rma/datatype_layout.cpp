@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/mpi_try.hpp"
+
 namespace shim::rma {
 
 namespace {
@@ -31,8 +33,7 @@ bool predefined(int combiner) {
 int find_basic(MPI_Datatype type, MPI_Datatype& basic) {
   MPI_Count ints = 0, addresses = 0, counts = 0, types = 0;
   int combiner = 0;
-  int rc = PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner);
-  if (rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner));
   if (predefined(combiner)) {
     basic = type;
     return MPI_SUCCESS;
@@ -41,10 +42,10 @@ int find_basic(MPI_Datatype type, MPI_Datatype& basic) {
   std::vector<MPI_Aint> address_args(static_cast<std::size_t>(addresses));
   std::vector<MPI_Count> count_args(static_cast<std::size_t>(counts));
   std::vector<MPI_Datatype> parts(static_cast<std::size_t>(types));
-  rc = PMPI_Type_get_contents_c(type, ints, addresses, counts, types, int_args.data(), address_args.data(),
-                                count_args.data(), parts.data());
-  if (rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(PMPI_Type_get_contents_c(type, ints, addresses, counts, types, int_args.data(), address_args.data(),
+                                     count_args.data(), parts.data()));
   basic = MPI_DATATYPE_NULL;
+  int rc = MPI_SUCCESS;
   bool mixed = false;
   for (MPI_Datatype part : parts) {
     MPI_Datatype part_basic = MPI_DATATYPE_NULL;
@@ -52,23 +53,22 @@ int find_basic(MPI_Datatype type, MPI_Datatype& basic) {
     if (part_basic == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && basic != part_basic)) mixed = true;
     if (basic == MPI_DATATYPE_NULL) basic = part_basic;
     // get_contents hands out new handles for derived parts only.
-    if (!predefined_type(part)) PMPI_Type_free(&part);
+    if (!predefined_type(part) && rc == MPI_SUCCESS) rc = PMPI_Type_free(&part);
   }
   if (mixed) basic = MPI_DATATYPE_NULL;
   return rc;
 }
 
 int describe(MPI_Datatype type, DatatypeLayout& layout) {
-  int rc = find_basic(type, layout.basic);
-  if (rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(find_basic(type, layout.basic));
   if (layout.basic == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
   MPI_Count lb = 0;
-  PMPI_Type_size_c(type, &layout.size);
-  PMPI_Type_get_extent_c(type, &lb, &layout.extent);
-  PMPI_Type_get_true_extent_c(type, &layout.true_lb, &layout.true_extent);
-  PMPI_Type_size_c(layout.basic, &layout.basic_size);
+  SHIM_TRY(PMPI_Type_size_c(type, &layout.size));
+  SHIM_TRY(PMPI_Type_get_extent_c(type, &lb, &layout.extent));
+  SHIM_TRY(PMPI_Type_get_true_extent_c(type, &layout.true_lb, &layout.true_extent));
+  SHIM_TRY(PMPI_Type_size_c(layout.basic, &layout.basic_size));
   MPI_Count basic_lb = 0, basic_extent = 0;
-  PMPI_Type_get_extent_c(layout.basic, &basic_lb, &basic_extent);
+  SHIM_TRY(PMPI_Type_get_extent_c(layout.basic, &basic_lb, &basic_extent));
   // Dense: memory is exactly the packed bytes, and consecutive datatypes
   // follow each other without gaps (a pair type like MPI_DOUBLE_INT has
   // padding, so it is never dense).
@@ -145,13 +145,16 @@ bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
     return false;
   }
   if (!predefined_type(old)) {
-    PMPI_Type_free(&old);
+    // A handle get_contents made for us; if freeing it fails, the packing
+    // method below still finds the runs.
+    static_cast<void>(PMPI_Type_free(&old));
     return false;
   }
   MPI_Count size = 0, lb = 0, extent = 0;
-  PMPI_Type_size_c(old, &size);
-  PMPI_Type_get_extent_c(old, &lb, &extent);
-  if (size != extent || old != layout.basic) return false;  // pair types: by packing
+  if (PMPI_Type_size_c(old, &size) != MPI_SUCCESS || PMPI_Type_get_extent_c(old, &lb, &extent) != MPI_SUCCESS ||
+      size != extent || old != layout.basic) {
+    return false;  // pair types, and anything MPI cannot describe: by packing
+  }
   MPI_Count position = 0;
   auto block = [&](std::int64_t offset, std::int64_t elements) { add_run(layout, offset, elements * size, position); };
   switch (combiner) {
@@ -251,8 +254,7 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
   for (int pass = 0; (span - 1) >> (8 * pass) != 0 || pass == 0; ++pass) {
     for (std::size_t b = 0; b < span; ++b) source[b] = static_cast<unsigned char>(b >> (8 * pass));
     MPI_Count position = 0;
-    const int rc = PMPI_Pack_c(base, 1, type, digits.data(), layout.size, &position, MPI_COMM_SELF);
-    if (rc != MPI_SUCCESS) return rc;
+    SHIM_TRY(PMPI_Pack_c(base, 1, type, digits.data(), layout.size, &position, MPI_COMM_SELF));
     for (std::size_t i = 0; i < packed; ++i) origin[i] |= std::uint64_t{digits[i]} << (8 * pass);
     if (pass == 7) break;
   }
@@ -317,7 +319,8 @@ bool predefined_type(MPI_Datatype type) {
 
 void free_datatype_layout_keyval() {
   std::lock_guard lock(g_keyval_mutex);
-  if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&g_keyval);
+  // Types still alive keep the keyval until they go (MPI's rule for keyvals).
+  if (g_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Type_free_keyval(&g_keyval));
 }
 
 }  // namespace shim::rma

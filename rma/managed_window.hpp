@@ -11,67 +11,58 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/mpi_handle.hpp"
+#include "common/node_shared_memory.hpp"
+#include "rma/accumulate_call.hpp"
 #include "rma/accumulate_policy.hpp"
 #include "rma/datatype_layout.hpp"
 #include "rma/node_memory.hpp"
+#include "rma/server_channel.hpp"
+#include "topology/hierarchy.hpp"
 
 namespace shim::rma {
 
-// One call of the family, as the user made it. Compare-and-swap has
-// `compare`; the fetching calls have `result`.
-struct AccumulateCall {
-  const void* origin = nullptr;
-  MPI_Count origin_count = 0;
-  MPI_Datatype origin_type = MPI_DATATYPE_NULL;
-  void* result = nullptr;
-  MPI_Count result_count = 0;
-  MPI_Datatype result_type = MPI_DATATYPE_NULL;
-  const void* compare = nullptr;
-  int target = MPI_PROC_NULL;
-  MPI_Aint displacement = 0;
-  MPI_Count target_count = 0;
-  MPI_Datatype target_type = MPI_DATATYPE_NULL;
-  MPI_Op op = MPI_OP_NULL;
-  bool fetch = false;
-};
-
-// Where a fetching call's result is assembled until its replies are in.
-struct ResultAssembly {
-  std::vector<unsigned char> packed;
-  void* result = nullptr;
-  MPI_Count result_count = 0;
-  MPI_Datatype result_type = MPI_DATATYPE_NULL;  // a dup when derived
-  bool owns_type = false;
-  int replies_left = 0;
-  bool done = false;
-  int finish();  // unpacks into the user's buffer
-  ~ResultAssembly();
-};
-
 class ManagedWindow {
  public:
+  // What the user passed to MPI_Win_allocate.
+  struct Allocation {
+    MPI_Aint size = 0;
+    int disp_unit = 1;
+    MPI_Info info = MPI_INFO_NULL;
+    MPI_Comm comm = MPI_COMM_NULL;
+  };
+  // The path the settings ask for: SHIM_ACCUMULATE, or the window's info
+  // key shim_accumulate; nullopt lets the policy table decide.
+  struct PathRequest {
+    std::optional<AccumulatePath> path;
+    bool by_info_key = false;
+  };
+
   ManagedWindow(const ManagedWindow&) = delete;
   ManagedWindow& operator=(const ManagedWindow&) = delete;
+  // Collective over the window's group, like release().
   ~ManagedWindow();
 
-  // Collective over `comm`: allocates, creates the user's window in `win`
-  // and caches the state on it. Returns an MPI error code.
-  static int create(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win);
+  // Collective over allocation.comm, whose nodes `hierarchy` describes:
+  // allocates, creates the user's window in `win` and caches the state on
+  // it. Returns an MPI error code; on error nothing stays allocated.
+  static int create(const Allocation& allocation, const topo::Hierarchy& hierarchy, const PathRequest& request,
+                    void* baseptr, MPI_Win* win);
   // The state of `win`, or nullptr for windows shim did not create.
   static ManagedWindow* of(MPI_Win win);
   // Collective: completes, releases everything and frees the user's window.
   static int free(MPI_Win* win);
 
-  AccumulatePath path() const { return decision_.path; }
-  const std::string& reason() const { return decision_.reason; }
-  MPI_Win user_window() const { return user_; }
+  AccumulatePath path() const { return path_; }
+  const std::string& reason() const { return reason_; }
+  std::uint64_t id() const { return id_; }
+  MPI_Win user_window() const { return user_.get(); }
 
   // The family on owner and caller windows. `request`, if given, receives a
   // request that completes with the call (fetching calls: when the result
@@ -89,6 +80,9 @@ class ManagedWindow {
   void note_unlock(int target);
   void note_unlock_all();
 
+  // The delete callback of the keyval that caches the state on user windows.
+  static int delete_attribute_state(MPI_Win, int, void* state, void*);
+
  private:
   struct Target {
     int world_rank = 0;
@@ -98,38 +92,27 @@ class ManagedWindow {
     int disp_unit = 1;
     std::int64_t bytes = 0;
   };
-  struct InFlight {
-    MPI_Request request = MPI_REQUEST_NULL;
-    std::vector<unsigned char> buffer;       // a request's bytes, or an ack's
-    std::shared_ptr<ResultAssembly> result;  // replies carrying a result
-    int server = -1;
-    bool ack = false;
-  };
   enum class Epoch : std::uint8_t { none, unconfirmed, confirmed };
+  struct Operands;
 
   ManagedWindow() = default;
+  int learn_targets(const topo::Hierarchy& hierarchy, const Allocation& allocation, bool& servers_reach);
+  int create_windows(const Allocation& allocation);
+  int release();
+  int check(const AccumulateCall& call, Operands& operands) const;
   int confirm_epoch(int target);
-  int apply_owner(const AccumulateCall& call, const DatatypeLayout& target_layout, const unsigned char* stream,
-                  std::int64_t bytes, const std::shared_ptr<ResultAssembly>& result, unsigned char* old_stream);
-  int ship(const Target& target, std::int64_t target_offset, const std::vector<ByteRun>& runs,
-           const unsigned char* stream, std::int64_t bytes, MPI_Datatype basic, MPI_Op op, const void* compare,
-           const std::shared_ptr<ResultAssembly>& result, unsigned char* result_slot);
-  int apply_caller(const AccumulateCall& call, const DatatypeLayout& target_layout, const unsigned char* stream,
-                   std::int64_t bytes, unsigned char* old_stream);
-  int send_batch(int server, bool acknowledge);
-  int post(int server, std::vector<unsigned char> message, std::uint32_t flags,
-           const std::shared_ptr<ResultAssembly>& result, unsigned char* result_slot, std::int64_t result_bytes);
-  int wait_in_flight(std::size_t keep);
-  int flush_servers();
+  int apply_owner(const AccumulateCall& call, const Operands& operands, const unsigned char* stream,
+                  const std::shared_ptr<ResultAssembly>& result);
 
   std::uint64_t id_ = 0;
-  PathDecision decision_{AccumulatePath::native, ""};
-  MPI_Comm comm_ = MPI_COMM_NULL;       // dup of the user's communicator
-  MPI_Comm node_comm_ = MPI_COMM_NULL;  // dup of its node part
-  MPI_Win shared_ = MPI_WIN_NULL;       // the memory, node-shared
-  MPI_Win lock_window_ = MPI_WIN_NULL;  // the node's stripe lock words
-  MPI_Win user_ = MPI_WIN_NULL;
-  MPI_Win caller_ = MPI_WIN_NULL;  // disp_unit 1, for caller-computes
+  AccumulatePath path_ = AccumulatePath::native;
+  std::string reason_;
+  OwnedComm comm_;       // dup of the user's communicator
+  OwnedComm node_comm_;  // dup of its node part
+  std::unique_ptr<NodeSharedMemory> shared_;
+  OwnedWin user_;    // the user's window, over shared_'s memory
+  OwnedWin caller_;  // disp_unit 1, for caller-computes
+  bool attached_ = false;  // the user's window's attribute holds this state
   int rank_ = 0;
   std::vector<Target> targets_;
   std::shared_ptr<NodeMemory> memory_;
@@ -137,13 +120,12 @@ class ManagedWindow {
 
   std::mutex mutex_;  // the origin side, for MPI_THREAD_MULTIPLE callers
   std::vector<Epoch> epochs_;
-  std::deque<InFlight> in_flight_;
-  std::vector<int> unflushed_;   // per server world rank: requests sent since the last ack
-  struct Batch {
-    std::vector<unsigned char> bytes;
-    std::size_t last = 0;  // offset of the last request's header
-  };
-  std::map<int, Batch> batches_;  // per server world rank
+  std::optional<ServerChannel> channel_;  // owner path across nodes
 };
+
+// The keyval that caches ManagedWindow on user windows: created after
+// MPI_Init, freed before MPI_Finalize.
+int create_window_keyval();
+void free_window_keyval();
 
 }  // namespace shim::rma

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/mpi_try.hpp"
 #include "rma/combine.hpp"
 
 namespace shim::rma {
@@ -30,68 +31,78 @@ std::uint64_t stripes_of(int local, std::int64_t begin, std::int64_t end) {
 
 }  // namespace
 
+void NodeMemory::lock(std::uint64_t stripes) {
+  for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.lock(std::countr_zero(left));
+}
+
+void NodeMemory::unlock(std::uint64_t stripes) {
+  for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.unlock(std::countr_zero(left));
+}
+
 int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
                       std::int64_t bytes, MPI_Op op, MPI_Datatype basic, void* old, const void* compare) {
   if (bytes == 0 || runs.empty()) return MPI_SUCCESS;
-  unsigned char* base = segment(local).base + offset;
-  auto lock = [&](std::uint64_t stripes) {
-    for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.lock(std::countr_zero(left));
-  };
-  auto unlock = [&](std::uint64_t stripes) {
-    for (std::uint64_t left = stripes; left != 0; left &= left - 1) locks_.unlock(std::countr_zero(left));
-  };
-
-  int rc = MPI_SUCCESS;
   MPI_Count element = 0, lb = 0, extent = 0;
-  PMPI_Type_size_c(basic, &element);
-  PMPI_Type_get_extent_c(basic, &lb, &extent);
+  SHIM_TRY(PMPI_Type_size_c(basic, &element));
+  SHIM_TRY(PMPI_Type_get_extent_c(basic, &lb, &extent));
   // Without padding inside an element (every type but the pair types),
   // runs hold whole elements, so each run can be updated where it lies,
   // under the locks of its own stripes only: MPI promises atomicity per
   // element, and a tile's rows then do not all wait for one another.
-  const bool in_place = old == nullptr && compare == nullptr && (runs.size() == 1 || element == extent);
-  if (in_place) {
-    const unsigned char* from = static_cast<const unsigned char*>(origin);
-    for (const ByteRun& run : runs) {
-      const std::uint64_t stripes = stripes_of(local, offset + run.offset, offset + run.offset + run.bytes);
-      lock(stripes);
-      if (rc == MPI_SUCCESS) rc = combine(op, basic, from, base + run.offset, run.bytes / element);
-      unlock(stripes);
-      from += run.bytes;
-    }
-    return rc;
+  if (old == nullptr && compare == nullptr && (runs.size() == 1 || element == extent)) {
+    return apply_in_place(local, offset, runs, static_cast<const unsigned char*>(origin), op, basic, element);
   }
+  return apply_gathered(local, offset, runs, origin, bytes, op, basic, element, old, compare);
+}
+
+int NodeMemory::apply_in_place(int local, std::int64_t offset, std::span<const ByteRun> runs,
+                               const unsigned char* origin, MPI_Op op, MPI_Datatype basic, MPI_Count element) {
+  unsigned char* base = segment(local).base + offset;
+  int rc = MPI_SUCCESS;
+  for (const ByteRun& run : runs) {
+    const std::uint64_t stripes = stripes_of(local, offset + run.offset, offset + run.offset + run.bytes);
+    lock(stripes);
+    if (rc == MPI_SUCCESS) rc = combine(op, basic, origin, base + run.offset, run.bytes / element);
+    unlock(stripes);
+    origin += run.bytes;
+  }
+  return rc;
+}
+
+// The target's elements gathered into packed order under the locks of every
+// stripe the runs touch, updated, scattered back.
+int NodeMemory::apply_gathered(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
+                               std::int64_t bytes, MPI_Op op, MPI_Datatype basic, MPI_Count element, void* old,
+                               const void* compare) {
+  unsigned char* base = segment(local).base + offset;
   std::int64_t low = runs.front().offset;
   std::int64_t high = low;
   for (const ByteRun& run : runs) {
     low = std::min(low, run.offset);
     high = std::max(high, run.offset + run.bytes);
   }
+  std::vector<unsigned char> current(static_cast<std::size_t>(bytes));
+  std::vector<unsigned char> previous(compare != nullptr ? static_cast<std::size_t>(bytes) : 0);
   const std::uint64_t stripes = stripes_of(local, offset + low, offset + high);
   lock(stripes);
-  {
-    // Gather the target's elements into packed order, update, scatter back.
-    std::vector<unsigned char> current(static_cast<std::size_t>(bytes));
-    std::int64_t position = 0;
-    for (const ByteRun& run : runs) {
-      std::memcpy(current.data() + position, base + run.offset, static_cast<std::size_t>(run.bytes));
-      position += run.bytes;
-    }
-    if (old != nullptr && compare == nullptr) std::memcpy(old, current.data(), static_cast<std::size_t>(bytes));
-    if (compare != nullptr) {
-      std::vector<unsigned char> previous(static_cast<std::size_t>(bytes));
-      compare_and_swap(origin, compare, current.data(), previous.data(), static_cast<int>(bytes));
-      if (old != nullptr) std::memcpy(old, previous.data(), static_cast<std::size_t>(bytes));
-    } else {
-      rc = combine(op, basic, origin, current.data(), bytes / element);
-    }
-    if (rc == MPI_SUCCESS) {
-      position = 0;
-      for (const ByteRun& run : runs) {
-        std::memcpy(base + run.offset, current.data() + position, static_cast<std::size_t>(run.bytes));
-        position += run.bytes;
-      }
-    }
+  std::int64_t position = 0;
+  for (const ByteRun& run : runs) {
+    std::memcpy(current.data() + position, base + run.offset, static_cast<std::size_t>(run.bytes));
+    position += run.bytes;
+  }
+  int rc = MPI_SUCCESS;
+  if (compare != nullptr) {
+    compare_and_swap(origin, compare, current.data(), previous.data(), static_cast<int>(bytes));
+    if (old != nullptr) std::memcpy(old, previous.data(), static_cast<std::size_t>(bytes));
+  } else {
+    if (old != nullptr) std::memcpy(old, current.data(), static_cast<std::size_t>(bytes));
+    rc = combine(op, basic, origin, current.data(), bytes / element);
+  }
+  position = 0;
+  for (const ByteRun& run : runs) {
+    if (rc != MPI_SUCCESS) break;
+    std::memcpy(base + run.offset, current.data() + position, static_cast<std::size_t>(run.bytes));
+    position += run.bytes;
   }
   unlock(stripes);
   return rc;

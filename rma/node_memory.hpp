@@ -11,22 +11,18 @@
 #include <span>
 #include <vector>
 
+#include "common/node_shared_memory.hpp"
 #include "common/stripe_locks.hpp"
 #include "rma/datatype_layout.hpp"
 
 namespace shim::rma {
 
-struct Segment {
-  unsigned char* base = nullptr;
-  std::int64_t bytes = 0;
-};
-
 class NodeMemory {
  public:
-  NodeMemory(std::vector<Segment> segments, std::uint32_t* lock_words)
-      : segments_(std::move(segments)), locks_(lock_words) {}
+  explicit NodeMemory(const NodeSharedMemory& shared)
+      : segments_(shared.segments().begin(), shared.segments().end()), locks_(shared.locks()) {}
 
-  const Segment& segment(int local) const { return segments_[static_cast<std::size_t>(local)]; }
+  const SharedSegment& segment(int local) const { return segments_[static_cast<std::size_t>(local)]; }
   int segments() const { return static_cast<int>(segments_.size()); }
 
   // Applies `op` with the packed `origin` stream to the target bytes that
@@ -38,8 +34,16 @@ class NodeMemory {
             std::int64_t bytes, MPI_Op op, MPI_Datatype basic, void* old, const void* compare = nullptr);
 
  private:
-  std::vector<Segment> segments_;
-  shim::StripeLocks locks_;
+  void lock(std::uint64_t stripes);
+  void unlock(std::uint64_t stripes);
+  int apply_in_place(int local, std::int64_t offset, std::span<const ByteRun> runs, const unsigned char* origin,
+                     MPI_Op op, MPI_Datatype basic, MPI_Count element);
+  int apply_gathered(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
+                     std::int64_t bytes, MPI_Op op, MPI_Datatype basic, MPI_Count element, void* old,
+                     const void* compare);
+
+  std::vector<SharedSegment> segments_;
+  StripeLocks locks_;
 };
 
 }  // namespace shim::rma

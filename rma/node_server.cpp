@@ -1,4 +1,5 @@
 #include "rma/node_server.hpp"
+#include "common/message_tags.hpp"
 
 #include <time.h>
 
@@ -19,6 +20,19 @@ namespace {
 // requests come in bursts (an origin's chunks, a flush right after).
 constexpr auto kBusyPhase = std::chrono::microseconds(200);
 constexpr std::size_t kReceiveSlots = 4;
+
+// The server thread has no caller to return an error to, and origins wait
+// for what it applies: if MPI fails it, operations would be lost, so the
+// job stops with the reason instead.
+void require(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  if (PMPI_Error_string(rc, text, &length) != MPI_SUCCESS) length = 0;
+  print_line(std::string("server: ") + call + " failed (" + std::string(text, static_cast<std::size_t>(length)) +
+             "); accumulates shipped to this node cannot be applied, so the job stops");
+  PMPI_Abort(MPI_COMM_WORLD, rc);
+}
 
 void sleep_for_us(int us) {
   timespec pause{0, static_cast<long>(us) * 1000};
@@ -62,7 +76,9 @@ void NodeServer::run() {
   };
   std::vector<Slot> slots(kReceiveSlots);
   auto post = [this](Slot& slot) {
-    PMPI_Irecv_c(slot.buffer.data(), kMaxRequestBytes, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, comm_, &slot.request);
+    require(PMPI_Irecv_c(slot.buffer.data(), kMaxRequestBytes, MPI_BYTE, MPI_ANY_SOURCE, tags::kServerRequest, comm_,
+                         &slot.request),
+            "MPI_Irecv");
   };
   for (Slot& slot : slots) {
     slot.buffer.resize(static_cast<std::size_t>(kMaxRequestBytes));
@@ -75,10 +91,10 @@ void NodeServer::run() {
     Slot& slot = slots[oldest];
     int arrived = 0;
     MPI_Status status;
-    PMPI_Test(&slot.request, &arrived, &status);
+    require(PMPI_Test(&slot.request, &arrived, &status), "MPI_Test");
     if (arrived) {
       MPI_Count bytes = 0;
-      PMPI_Get_count_c(&status, MPI_BYTE, &bytes);
+      require(PMPI_Get_count_c(&status, MPI_BYTE, &bytes), "MPI_Get_count");
       handle(status.MPI_SOURCE, slot.buffer.data(), bytes);
       post(slot);
       oldest = (oldest + 1) % slots.size();
@@ -89,25 +105,27 @@ void NodeServer::run() {
     // Replies still in flight (large ones go by rendezvous).
     std::erase_if(replies_, [](PendingReply& pending) {
       int done = 0;
-      PMPI_Test(&pending.request, &done, MPI_STATUS_IGNORE);
+      require(PMPI_Test(&pending.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
       return done != 0;
     });
     if (std::chrono::steady_clock::now() - last_request < kBusyPhase) continue;
     sleep_us = std::min(poll_max_us_, sleep_us == 0 ? 1 : sleep_us * 2);
     sleep_for_us(sleep_us);
   }
+  // Every process has passed the stop barrier: nothing more is coming.
   for (Slot& slot : slots) {
-    PMPI_Cancel(&slot.request);
-    PMPI_Wait(&slot.request, MPI_STATUS_IGNORE);
+    require(PMPI_Cancel(&slot.request), "MPI_Cancel");
+    require(PMPI_Wait(&slot.request, MPI_STATUS_IGNORE), "MPI_Wait");
   }
-  for (PendingReply& pending : replies_) PMPI_Wait(&pending.request, MPI_STATUS_IGNORE);
+  for (PendingReply& pending : replies_) require(PMPI_Wait(&pending.request, MPI_STATUS_IGNORE), "MPI_Wait");
   replies_.clear();
 }
 
 void NodeServer::reply(int source, std::vector<unsigned char> payload) {
   PendingReply pending{MPI_REQUEST_NULL, std::move(payload)};
-  PMPI_Isend_c(pending.payload.data(), static_cast<MPI_Count>(pending.payload.size()), MPI_BYTE, source, kTagReply,
-               comm_, &pending.request);
+  require(PMPI_Isend_c(pending.payload.data(), static_cast<MPI_Count>(pending.payload.size()), MPI_BYTE, source,
+                       tags::kServerReply, comm_, &pending.request),
+          "MPI_Isend");
   replies_.push_back(std::move(pending));
 }
 

@@ -1,4 +1,5 @@
-// The communication server of a node (seed 002): a thread in the node's
+// The communication server of a node (after Yu et al., "Cooperative server
+// clustering for a scalable GAS model on petascale Cray XT5 systems"): a thread in the node's
 // lowest world rank that receives accumulate requests shipped from other
 // nodes, applies them to the node's shared memory under the node's stripe
 // locks, and replies. It polls with back-off: a short busy phase after each

@@ -12,11 +12,9 @@
 #include <cstdint>
 
 #include "rma/datatype_layout.hpp"
+#include "common/message_tags.hpp"
 
 namespace shim::rma {
-
-constexpr int kTagRequest = 7001;
-constexpr int kTagReply = 7002;
 
 // Payload bytes per request: larger operations travel in chunks of this, so
 // the server's receive buffer is bounded.

@@ -1,30 +1,35 @@
-// Process-wide pieces of the RMA side: the server communicator, this node's
-// server thread (in the node's lowest world rank), and which world rank
-// serves which node. Started collectively inside MPI_Init when MPI provides
-// MPI_THREAD_MULTIPLE and SHIM_SERVER is on; stopped in MPI_Finalize.
+// The process-wide pieces of owner-computes across nodes: the communicator
+// the servers listen on, this node's server thread (in the node's lowest
+// world rank), and which world rank serves which node. The interposition
+// layer starts them inside MPI_Init when its settings and MPI's thread
+// level allow, and stops them in MPI_Finalize.
 #pragma once
 
 #include <mpi.h>
+
+#include "topology/hierarchy.hpp"
 
 namespace shim::rma {
 
 class NodeServer;
 
-// Collective over MPI_COMM_WORLD when `collective` (inside MPI_Init);
-// otherwise no servers are started. `threads_ok`: MPI provides
-// MPI_THREAD_MULTIPLE (on every process, as MPICH does).
-void start_rma(bool collective, bool threads_ok);
+struct ServerSettings {
+  int poll_max_us = 1000;  // longest sleep of an idle server between polls
+};
+
+// Collective over MPI_COMM_WORLD, whose nodes `world` describes. MPI must
+// provide MPI_THREAD_MULTIPLE. MPI error code; on error no server runs.
+int start_servers(const topo::Hierarchy& world, const ServerSettings& settings);
 // Collective: waits for every process, then stops this node's server.
-void stop_rma();
+int stop_servers();
 
 bool servers_running();
 MPI_Comm server_comm();
+// Servers are addressed by world rank on server_comm(), whose size this is.
+int server_comm_size();
 // The world rank whose server serves `world_rank`'s node; -1 if none.
 int server_of(int world_rank);
 // This process's server, or nullptr.
 NodeServer* local_server();
-
-// The attribute keyval that caches ManagedWindow on user windows.
-int window_keyval();
 
 }  // namespace shim::rma

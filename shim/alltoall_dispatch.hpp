@@ -1,7 +1,5 @@
-// The alltoall decision path: checks that shim can handle a call, picks the
-// algorithm (policy table, SHIM_ALLTOALL, or the control API), announces it
-// under SHIM_VERBOSE, counts it, and runs it. Anything it cannot handle goes
-// to native MPI, explicitly.
+// MPI_Alltoall through shim: what the alltoall adds to the decision path all
+// collectives share (shim/collective_dispatch.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -13,32 +11,35 @@
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/alltoall_runner.hpp"
-#include "shim/comm_state.hpp"
-#include "topology/hierarchy.hpp"
+#include "shim/collective_dispatch.hpp"
 
 namespace shim {
 
-struct AlltoallChoiceMade {
-  coll::AlltoallAlgorithm algorithm;
-  const coll::AlltoallRule* rule;  // nullptr when SHIM_ALLTOALL or the control API forced it
-  bool forced_by_api;
+struct AlltoallCall {
+  using Algorithm = coll::AlltoallAlgorithm;
+  using Facts = coll::AlltoallFacts;
+  static constexpr Algorithm kNative = Algorithm::native;
+  static constexpr std::string_view kCollective = "alltoall";
+  static constexpr std::string_view kSizeLabel = "block";
+  static constexpr std::string_view kSetting = "SHIM_ALLTOALL";
+  static constexpr std::string_view kControlFunction = "shim_set_alltoall_algorithm()";
+
+  static const Choice<Algorithm>& setting(const Config& settings) { return settings.alltoall; }
+  static const coll::AlltoallPolicy& policy() { return coll::alltoall_policy(); }
+  static Facts facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t block_bytes);
+  static std::string explain_more(const Decision<AlltoallCall>& decision, CommState& state,
+                                  const topo::Hierarchy& hierarchy, std::int64_t block_bytes);
+
+  Measured measure(CommState& state) const;
+  std::string describe(const CommState& state, const topo::Hierarchy& hierarchy) const;
+  void record(const Decision<AlltoallCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
+              std::int64_t block_bytes) const;
+  int run(const Decision<AlltoallCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
+          std::int64_t block_bytes) const;
+
+  coll::AlltoallArgs args;
 };
 
-// What shim does for a block of `block_bytes` on this communicator. Runs on
-// every call, so it only looks things up.
-AlltoallChoiceMade decide_alltoall(const CommState& state, const topo::Hierarchy& hierarchy, std::int64_t block_bytes);
-
-// The policy rule's name, or "forced".
-std::string_view rule_name(const AlltoallChoiceMade& made);
-// Why, with this call's numbers and what the layout changes.
-std::string explain_alltoall(const AlltoallChoiceMade& made, const topo::Hierarchy& hierarchy,
-                             std::int64_t block_bytes);
-
-struct AlltoallOutcome {
-  bool use_native;  // the caller runs PMPI_Alltoall(_c) with the original arguments
-  int rc;           // otherwise: the result, already raised on comm's handler
-};
-
-AlltoallOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm);
+DispatchOutcome dispatch_alltoall(const coll::AlltoallArgs& args, MPI_Comm comm);
 
 }  // namespace shim

@@ -1,7 +1,5 @@
-// The broadcast decision path: checks that shim can handle a call, picks the
-// algorithm (policy table, SHIM_BCAST, or the control API), announces it
-// under SHIM_VERBOSE, counts it, and runs this rank's part of the tree.
-// Anything it cannot handle goes to native MPI, explicitly.
+// MPI_Bcast through shim: what the broadcast adds to the decision path all
+// collectives share (shim/collective_dispatch.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -12,26 +10,39 @@
 
 #include "collectives/bcast_algorithm.hpp"
 #include "collectives/bcast_policy.hpp"
-#include "shim/comm_state.hpp"
+#include "shim/collective_dispatch.hpp"
 
 namespace shim {
 
-struct BcastChoiceMade {
-  coll::BcastAlgorithm algorithm;
-  const coll::BcastRule* rule;  // nullptr when SHIM_BCAST or the control API forced it
-  bool forced_by_api;
+struct BcastCall {
+  using Algorithm = coll::BcastAlgorithm;
+  using Facts = coll::BcastFacts;
+  static constexpr Algorithm kNative = Algorithm::native;
+  static constexpr std::string_view kCollective = "bcast";
+  static constexpr std::string_view kSizeLabel = "message";
+  static constexpr std::string_view kSetting = "SHIM_BCAST";
+  static constexpr std::string_view kControlFunction = "shim_set_bcast_algorithm()";
+
+  static const Choice<Algorithm>& setting(const Config& settings) { return settings.bcast; }
+  static const coll::BcastPolicy& policy() { return coll::bcast_policy(); }
+  static Facts facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes);
+  static std::string explain_more(const Decision<BcastCall>& decision, CommState& state,
+                                  const topo::Hierarchy& hierarchy, std::int64_t bytes);
+
+  Measured measure(CommState& state);
+  std::string describe(const CommState& state, const topo::Hierarchy& hierarchy) const;
+  void record(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
+              std::int64_t bytes) const;
+  int run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
+          std::int64_t bytes) const;
+
+  void* buffer;
+  MPI_Count count;
+  MPI_Datatype type;
+  int root;
+  MPI_Count type_size = 0;  // found by measure()
 };
 
-// Requires state.hierarchy(). Looks things up; builds nothing per call.
-BcastChoiceMade decide_bcast(CommState& state, std::int64_t bytes);
-std::string_view rule_name(const BcastChoiceMade& made);
-std::string explain_bcast(const BcastChoiceMade& made, CommState& state, std::int64_t bytes);
-
-struct BcastOutcome {
-  bool use_native;  // the caller runs PMPI_Bcast(_c) with the original arguments
-  int rc;           // otherwise: the result, already raised on comm's handler
-};
-
-BcastOutcome dispatch_bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
+DispatchOutcome dispatch_bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
 
 }  // namespace shim

@@ -24,15 +24,17 @@ int delete_state(MPI_Comm, int, void* attribute, void*) {
 
 }  // namespace
 
+// `comm` just answered an attribute query, so it is a valid communicator:
+// these local queries cannot fail on it.
 CommState::CommState(MPI_Comm comm) {
   int inter = 0;
-  PMPI_Comm_rank(comm, &rank_);
-  PMPI_Comm_size(comm, &size_);
-  PMPI_Comm_test_inter(comm, &inter);
+  static_cast<void>(PMPI_Comm_rank(comm, &rank_));
+  static_cast<void>(PMPI_Comm_size(comm, &size_));
+  static_cast<void>(PMPI_Comm_test_inter(comm, &inter));
   inter_ = inter != 0;
   char name[MPI_MAX_OBJECT_NAME] = {};
   int length = 0;
-  PMPI_Comm_get_name(comm, name, &length);
+  static_cast<void>(PMPI_Comm_get_name(comm, name, &length));
   label_ = length > 0 ? std::string(name, length) : "comm#" + std::to_string(++g_next_id);
   label_ += " (" + std::to_string(size_) + (size_ == 1 ? " rank)" : " ranks)");
 }
@@ -51,14 +53,6 @@ void CommState::change_overrides(const std::function<void()>& change) {
     g_steered.fetch_add(was ? -1 : 1);
     refresh_fast_paths();
   }
-}
-
-void CommState::set_alltoall_override(AlltoallChoice choice) {
-  change_overrides([&] { alltoall_override_ = choice; });
-}
-
-void CommState::set_bcast_override(BcastChoice choice) {
-  change_overrides([&] { bcast_override_ = choice; });
 }
 
 bool any_communicator_steered() { return g_steered.load(std::memory_order_relaxed) != 0; }
@@ -137,30 +131,13 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
   return bcast_roles_.emplace(key, std::move(role)).first->second;
 }
 
-namespace {
-
-bool announce_once(std::array<int, 64>& announced, int size_class, int algorithm) {
-  if (announced[size_class] == algorithm + 1) return false;
-  announced[size_class] = algorithm + 1;
-  return true;
-}
-
-}  // namespace
-
-bool CommState::first_announcement(int size_class, coll::AlltoallAlgorithm algorithm) {
-  return announce_once(announced_alltoall_, size_class, static_cast<int>(algorithm));
-}
-
-bool CommState::first_announcement(int size_class, coll::BcastAlgorithm algorithm) {
-  return announce_once(announced_bcast_, size_class, static_cast<int>(algorithm));
-}
-
 int create_comm_state_keyval() {
   return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr);
 }
 
 void free_comm_state_keyval() {
-  if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&g_keyval);
+  // Communicators still alive keep the keyval until they go.
+  if (g_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Comm_free_keyval(&g_keyval));
 }
 
 int comm_state(MPI_Comm comm, CommState*& out) {
@@ -183,7 +160,8 @@ void drop_comm_state(MPI_Comm comm) {
   void* attribute = nullptr;
   int found = 0;
   if (PMPI_Comm_get_attr(comm, g_keyval, &attribute, &found) == MPI_SUCCESS && found) {
-    PMPI_Comm_delete_attr(comm, g_keyval);
+    // Only a failing delete callback could fail this, and ours returns success.
+    static_cast<void>(PMPI_Comm_delete_attr(comm, g_keyval));
   }
 }
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "collectives/alltoall_algorithm.hpp"
@@ -47,12 +48,17 @@ class CommState {
 
   // Control API settings; both are set collectively, so all ranks agree.
   bool enabled = true;
-  // Override SHIM_ALLTOALL / SHIM_BCAST on this communicator; automatic =
-  // the policy table.
-  const std::optional<AlltoallChoice>& alltoall_override() const { return alltoall_override_; }
-  void set_alltoall_override(AlltoallChoice choice);
-  const std::optional<BcastChoice>& bcast_override() const { return bcast_override_; }
-  void set_bcast_override(BcastChoice choice);
+  // The choice the control API made for `Algorithm`'s collective on this
+  // communicator, overriding SHIM_ALLTOALL / SHIM_BCAST (a Choice of
+  // nullopt: the policy table); nullopt when it made none.
+  template <typename Algorithm>
+  const std::optional<Choice<Algorithm>>& override_for() const {
+    return steering<Algorithm>().override;
+  }
+  template <typename Algorithm>
+  void set_override(Choice<Algorithm> choice) {
+    change_overrides([&] { steering<Algorithm>().override = choice; });
+  }
 
   // "MPI_COMM_WORLD (8 ranks)" or "comm#3 (4 ranks)", for messages.
   const std::string& label() const { return label_; }
@@ -81,18 +87,47 @@ class CommState {
 
   // True the first time `algorithm` is chosen for this size class (or when it
   // differs from the last announced choice): the decision should be printed.
-  bool first_announcement(int size_class, coll::AlltoallAlgorithm algorithm);
-  bool first_announcement(int size_class, coll::BcastAlgorithm algorithm);
+  template <typename Algorithm>
+  bool first_announcement(int size_class, Algorithm algorithm) {
+    int& announced = steering<Algorithm>().announced[static_cast<std::size_t>(size_class)];
+    const int code = static_cast<int>(algorithm) + 1;
+    if (announced == code) return false;
+    announced = code;
+    return true;
+  }
 
  private:
+  template <typename Algorithm>
+  struct Steering {
+    std::optional<Choice<Algorithm>> override;
+    // Per size class: algorithm + 1 of the last announced decision, 0 = none.
+    std::array<int, 64> announced{};
+  };
+  template <typename Algorithm, typename Self>
+  static auto& steering_of(Self& self) {
+    if constexpr (std::is_same_v<Algorithm, coll::AlltoallAlgorithm>) {
+      return self.alltoall_;
+    } else {
+      return self.bcast_;
+    }
+  }
+  template <typename Algorithm>
+  Steering<Algorithm>& steering() {
+    return steering_of<Algorithm>(*this);
+  }
+  template <typename Algorithm>
+  const Steering<Algorithm>& steering() const {
+    return steering_of<Algorithm>(*this);
+  }
+  // An algorithm forced through the control API: the fast path must stay off.
   bool steered() const {
-    return (alltoall_override_ && *alltoall_override_ != AlltoallChoice::automatic) ||
-           (bcast_override_ && *bcast_override_ != BcastChoice::automatic);
+    return (alltoall_.override && alltoall_.override->has_value()) ||
+           (bcast_.override && bcast_.override->has_value());
   }
   void change_overrides(const std::function<void()>& change);
 
-  std::optional<AlltoallChoice> alltoall_override_;
-  std::optional<BcastChoice> bcast_override_;
+  Steering<coll::AlltoallAlgorithm> alltoall_;
+  Steering<coll::BcastAlgorithm> bcast_;
   std::string label_;
   int rank_ = 0;
   int size_ = 0;
@@ -101,9 +136,6 @@ class CommState {
   coll::Traffic flat_traffic_;
   std::array<std::optional<AlltoallPlan>, coll::kAlltoallAlgorithms.size()> plans_;
   coll::ScratchBuffer scratch_;
-  // Per size class: algorithm index + 1 of the last announced choice, 0 = none.
-  std::array<int, 64> announced_alltoall_{};
-  std::array<int, 64> announced_bcast_{};
   std::optional<std::vector<int>> subnet_of_node_;
   topo::CostMatrix node_cost_;
   std::map<std::tuple<int, int, int>, BcastRole> bcast_roles_;  // (algorithm, root, k)

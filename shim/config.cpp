@@ -6,49 +6,7 @@
 
 namespace shim {
 
-std::string_view name(AlltoallChoice choice) {
-  switch (choice) {
-    case AlltoallChoice::automatic: return "auto";
-    case AlltoallChoice::native: return "native";
-    case AlltoallChoice::sa: return "sa";
-    case AlltoallChoice::rd: return "rd";
-    case AlltoallChoice::leader: return "leader";
-  }
-  return "?";
-}
-
-std::string_view name(BcastChoice choice) {
-  switch (choice) {
-    case BcastChoice::automatic: return "auto";
-    case BcastChoice::native: return "native";
-    case BcastChoice::eco: return "eco";
-    case BcastChoice::twolevel: return "twolevel";
-  }
-  return "?";
-}
-
-std::string_view name(AccumulateChoice choice) {
-  switch (choice) {
-    case AccumulateChoice::automatic: return "auto";
-    case AccumulateChoice::native: return "native";
-    case AccumulateChoice::owner: return "owner";
-    case AccumulateChoice::caller: return "caller";
-  }
-  return "?";
-}
-
 namespace {
-
-template <typename Choice, std::size_t N>
-bool parse_choice(std::string_view text, const std::array<Choice, N>& choices, Choice& out) {
-  for (Choice choice : choices) {
-    if (name(choice) == text) {
-      out = choice;
-      return true;
-    }
-  }
-  return false;
-}
 
 bool parse_switch(std::string_view text, bool& value) {
   if (text == "1" || text == "on" || text == "yes" || text == "true") {
@@ -77,11 +35,7 @@ constexpr std::array kSpecs = {
                 [](std::string_view t, Config& c) { return parse_switch(t, c.enabled); }},
     SettingSpec{"SHIM_ALLTOALL", "auto|native|sa|rd|leader", "auto",
                 "alltoall algorithm; auto chooses from the policy table (shim-info prints it)",
-                [](std::string_view t, Config& c) {
-                  constexpr std::array kChoices = {AlltoallChoice::automatic, AlltoallChoice::native,
-                                                   AlltoallChoice::sa, AlltoallChoice::rd, AlltoallChoice::leader};
-                  return parse_choice(t, kChoices, c.alltoall);
-                }},
+                [](std::string_view t, Config& c) { return parse_choice(t, coll::kAlltoallAlgorithms, c.alltoall); }},
     SettingSpec{"SHIM_VERBOSE", "0|1", "0",
                 "1: rank 0 of each communicator prints each decision (communicator, size class, algorithm, "
                 "reason) the first time it is taken",
@@ -121,11 +75,7 @@ constexpr std::array kSpecs = {
                 }},
     SettingSpec{"SHIM_BCAST", "auto|native|eco|twolevel", "auto",
                 "broadcast algorithm; auto chooses from the policy table (shim-info prints it)",
-                [](std::string_view t, Config& c) {
-                  constexpr std::array kChoices = {BcastChoice::automatic, BcastChoice::native, BcastChoice::eco,
-                                                   BcastChoice::twolevel};
-                  return parse_choice(t, kChoices, c.bcast);
-                }},
+                [](std::string_view t, Config& c) { return parse_choice(t, coll::kBcastAlgorithms, c.bcast); }},
     SettingSpec{"SHIM_BCAST_K", "integer 1..64", "the profile's, else 2",
                 "fan-out of broadcast trees between nodes (1: a chain)",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 64, c.bcast_k); }},
@@ -151,7 +101,7 @@ constexpr std::array kSpecs = {
                 "shared memory, remote through the target node's server), caller-computes (lock, get, compute, "
                 "put, unlock) or native MPI; auto chooses from the policy table. The window info key "
                 "shim_accumulate overrides it per window",
-                [](std::string_view t, Config& c) { return parse_accumulate_choice(t, c.accumulate); }},
+                [](std::string_view t, Config& c) { return parse_choice(t, rma::kAccumulatePaths, c.accumulate); }},
     SettingSpec{"SHIM_SERVER", "0|1", "1",
                 "1: one communication server thread per node (in its lowest world rank) applies accumulates "
                 "shipped from other nodes; MPI is then initialised with MPI_THREAD_MULTIPLE underneath. 0: no "
@@ -164,12 +114,6 @@ constexpr std::array kSpecs = {
 };
 
 }  // namespace
-
-bool parse_accumulate_choice(std::string_view text, AccumulateChoice& out) {
-  constexpr std::array kChoices = {AccumulateChoice::automatic, AccumulateChoice::native, AccumulateChoice::owner,
-                                   AccumulateChoice::caller};
-  return parse_choice(text, kChoices, out);
-}
 
 std::span<const SettingSpec> setting_specs() { return kSpecs; }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,35 +15,54 @@
 
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
+#include "collectives/bcast_algorithm.hpp"
+#include "rma/accumulate_policy.hpp"
 #include "topology/nic_class.hpp"
 
 namespace shim {
 
-enum class AlltoallChoice : std::uint8_t { automatic, native, sa, rd, leader };
-enum class BcastChoice : std::uint8_t { automatic, native, eco, twolevel };
-enum class AccumulateChoice : std::uint8_t { automatic, native, owner, caller };
+// A setting that names one algorithm (or path), or leaves the choice to
+// the policy table: nullopt is "auto".
+template <typename Algorithm>
+using Choice = std::optional<Algorithm>;
 
-std::string_view name(AlltoallChoice choice);
-std::string_view name(BcastChoice choice);
-std::string_view name(AccumulateChoice choice);
-// "auto", "native", "owner" or "caller"; false for anything else.
-bool parse_accumulate_choice(std::string_view text, AccumulateChoice& out);
+// "auto", or the algorithm's name.
+template <typename Algorithm>
+std::string_view choice_name(const Choice<Algorithm>& choice) {
+  return choice ? name(*choice) : std::string_view("auto");
+}
+
+// "auto" or the name of one of `algorithms`; false for anything else.
+template <typename Algorithm, std::size_t N>
+bool parse_choice(std::string_view text, const std::array<Algorithm, N>& algorithms, Choice<Algorithm>& out) {
+  if (text == "auto") {
+    out.reset();
+    return true;
+  }
+  for (const Algorithm algorithm : algorithms) {
+    if (name(algorithm) == text) {
+      out = algorithm;
+      return true;
+    }
+  }
+  return false;
+}
 
 struct Config {
   bool enabled = true;
-  AlltoallChoice alltoall = AlltoallChoice::automatic;
+  Choice<coll::AlltoallAlgorithm> alltoall;
   bool verbose = false;
   bool stats = false;
   int node_size = 0;  // 0: detect nodes; k > 0: k consecutive world ranks form one node
   topo::NicClass nic = topo::NicClass::onload;
   bool nic_explicit = false;  // SHIM_NIC given: a profile's NIC class does not replace it
   coll::AlltoallThresholds alltoall_thresholds;
-  BcastChoice bcast = BcastChoice::automatic;
+  Choice<coll::BcastAlgorithm> bcast;
   int bcast_k = 0;  // 0: the profile's k, else 2
   std::int64_t bcast_segment_bytes = 64 * 1024;
   std::array<char, 1024> profile_path{};  // empty: no network profile
   bool mirror_per_process_segments = false;
-  AccumulateChoice accumulate = AccumulateChoice::automatic;
+  Choice<rma::AccumulatePath> accumulate;
   bool server = true;  // the per-node communication server thread
   int server_poll_max_us = 1000;  // longest sleep of an idle server between polls
 };

@@ -1,22 +1,26 @@
 // include/shim/shim.h: the control API.
 #include <shim/shim.h>
 
-#include <algorithm>
-#include <string_view>
+#include <array>
+#include <optional>
 
-#include "rma/managed_window.hpp"
+#include "common/mpi_try.hpp"
 #include "shim/comm_state.hpp"
+#include "shim/errors.hpp"
 #include "shim/export.hpp"
 #include "shim/runtime.hpp"
 #include "shim/stats.hpp"
 
 namespace {
 
-int raise(MPI_Comm comm, int rc) {
-  // Errors that belong to no valid communicator go to MPI_COMM_SELF (MPI-4 8.3).
-  PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, rc);
-  return rc;
-}
+// The public enums of shim.h, mapped onto shim's choices in one place: the
+// value is the index; ..._AUTO is nullopt (the policy table).
+constexpr std::array<shim::Choice<shim::coll::AlltoallAlgorithm>, 5> kAlltoallByValue = {
+    std::nullopt, shim::coll::AlltoallAlgorithm::native, shim::coll::AlltoallAlgorithm::sa,
+    shim::coll::AlltoallAlgorithm::rd, shim::coll::AlltoallAlgorithm::leader};
+constexpr std::array<shim::Choice<shim::coll::BcastAlgorithm>, 4> kBcastByValue = {
+    std::nullopt, shim::coll::BcastAlgorithm::native, shim::coll::BcastAlgorithm::eco,
+    shim::coll::BcastAlgorithm::twolevel};
 
 // The state of an intracommunicator, for a collective control call.
 int control_state(MPI_Comm comm, shim::CommState*& state) {
@@ -29,48 +33,36 @@ int control_state(MPI_Comm comm, shim::CommState*& state) {
 // Collective: MPI_SUCCESS when every process of comm passed `value`.
 int all_agree(MPI_Comm comm, int value) {
   int extremes[2] = {value, -value};
-  const int rc = PMPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_INT, MPI_MAX, comm);
-  if (rc != MPI_SUCCESS) return rc;
+  SHIM_TRY(PMPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_INT, MPI_MAX, comm));
   return extremes[0] == value && -extremes[1] == value ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
-static_assert(SHIM_ALLTOALL_NATIVE == static_cast<int>(shim::coll::AlltoallAlgorithm::native) + 1 &&
-              SHIM_ALLTOALL_SA == static_cast<int>(shim::coll::AlltoallAlgorithm::sa) + 1 &&
-              SHIM_ALLTOALL_RD == static_cast<int>(shim::coll::AlltoallAlgorithm::rd) + 1 &&
-              SHIM_ALLTOALL_LEADER == static_cast<int>(shim::coll::AlltoallAlgorithm::leader) + 1);
-
-static_assert(SHIM_BCAST_NATIVE == static_cast<int>(shim::coll::BcastAlgorithm::native) + 1 &&
-              SHIM_BCAST_ECO == static_cast<int>(shim::coll::BcastAlgorithm::eco) + 1 &&
-              SHIM_BCAST_TWOLEVEL == static_cast<int>(shim::coll::BcastAlgorithm::twolevel) + 1);
-
-constexpr shim::AlltoallChoice kAlltoallChoices[] = {shim::AlltoallChoice::automatic, shim::AlltoallChoice::native,
-                                                     shim::AlltoallChoice::sa, shim::AlltoallChoice::rd,
-                                                     shim::AlltoallChoice::leader};
-constexpr shim::BcastChoice kBcastChoices[] = {shim::BcastChoice::automatic, shim::BcastChoice::native,
-                                               shim::BcastChoice::eco, shim::BcastChoice::twolevel};
-
-// Collective: checks that every process chose the same `value` (an enum of
-// shim.h, valid below `choices`) and applies it to comm's state.
-template <typename Apply>
-int set_choice(MPI_Comm comm, int value, int choices, Apply apply) {
+// Collective: checks that every process chose the same `value`, one of the
+// enum values `by_value` maps, and sets it as comm's override.
+template <typename Algorithm, std::size_t N>
+int set_choice(MPI_Comm comm, int value, const std::array<shim::Choice<Algorithm>, N>& by_value) {
   if (!shim::runtime_running()) return MPI_ERR_OTHER;
   shim::CommState* state = nullptr;
-  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return raise(comm, rc);
-  if (const int rc = all_agree(comm, value); rc != MPI_SUCCESS) return raise(comm, rc);
-  if (value < 0 || value >= choices) return raise(comm, MPI_ERR_ARG);
-  apply(*state);
+  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return shim::raise_on_comm(comm, rc);
+  if (const int rc = all_agree(comm, value); rc != MPI_SUCCESS) return shim::raise_on_comm(comm, rc);
+  if (value < 0 || static_cast<std::size_t>(value) >= N) return shim::raise_on_comm(comm, MPI_ERR_ARG);
+  state->set_override<Algorithm>(by_value[static_cast<std::size_t>(value)]);
   return MPI_SUCCESS;
 }
 
-// Counters of one collective; `value` 0 (..._AUTO) sums its algorithms,
-// otherwise algorithm value - 1.
-int read_counters(shim::stats::Collective collective, int value, int algorithms, shim_counters* counters) {
-  if (counters == nullptr || value < 0 || value > algorithms) return MPI_ERR_ARG;
+// Counters of one collective: one algorithm's, or the sum over all for
+// ..._AUTO.
+template <typename Algorithm, std::size_t N>
+int read_counters(shim::stats::Collective collective, int value, const std::array<shim::Choice<Algorithm>, N>& by_value,
+                  shim_counters* counters) {
+  if (counters == nullptr || value < 0 || static_cast<std::size_t>(value) >= N) return MPI_ERR_ARG;
+  const shim::Choice<Algorithm> chosen = by_value[static_cast<std::size_t>(value)];
   const shim::stats::Table table = shim::stats::snapshot();
   shim::stats::Counters sum{};
-  for (int a = 0; a < algorithms; ++a) {
-    if (value != 0 && a != value - 1) continue;
-    const shim::stats::Counters part = shim::stats::total(table, collective, a);
+  for (std::size_t i = 1; i < N; ++i) {
+    const Algorithm algorithm = *by_value[i];
+    if (chosen && *chosen != algorithm) continue;
+    const shim::stats::Counters part = shim::stats::total(table, collective, static_cast<int>(algorithm));
     for (int f = 0; f < shim::stats::kFieldCount; ++f) sum[f] += part[f];
   }
   using namespace shim::stats;
@@ -86,60 +78,39 @@ SHIM_EXPORT const char* shim_version(void) { return SHIM_VERSION_STRING; }
 SHIM_EXPORT int shim_set_enabled(MPI_Comm comm, int enabled) {
   if (!shim::runtime_running()) return MPI_ERR_OTHER;
   shim::CommState* state = nullptr;
-  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return raise(comm, rc);
+  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return shim::raise_on_comm(comm, rc);
   const int value = enabled ? 1 : 0;
-  if (const int rc = all_agree(comm, value); rc != MPI_SUCCESS) return raise(comm, rc);
+  if (const int rc = all_agree(comm, value); rc != MPI_SUCCESS) return shim::raise_on_comm(comm, rc);
   state->enabled = value == 1;
   return MPI_SUCCESS;
 }
 
 SHIM_EXPORT int shim_get_enabled(MPI_Comm comm, int* enabled) {
   if (!shim::runtime_running()) return MPI_ERR_OTHER;
-  if (enabled == nullptr) return raise(comm, MPI_ERR_ARG);
+  if (enabled == nullptr) return shim::raise_on_comm(comm, MPI_ERR_ARG);
   shim::CommState* state = nullptr;
-  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return raise(comm, rc);
+  if (const int rc = control_state(comm, state); rc != MPI_SUCCESS) return shim::raise_on_comm(comm, rc);
   *enabled = shim::shim_active() && state->enabled ? 1 : 0;
   return MPI_SUCCESS;
 }
 
 SHIM_EXPORT int shim_set_alltoall_algorithm(MPI_Comm comm, shim_alltoall_algorithm algorithm) {
-  const int value = static_cast<int>(algorithm);
-  return set_choice(comm, value, static_cast<int>(std::size(kAlltoallChoices)),
-                    [value](shim::CommState& state) { state.set_alltoall_override(kAlltoallChoices[value]); });
+  return set_choice(comm, static_cast<int>(algorithm), kAlltoallByValue);
 }
 
 SHIM_EXPORT int shim_set_bcast_algorithm(MPI_Comm comm, shim_bcast_algorithm algorithm) {
-  const int value = static_cast<int>(algorithm);
-  return set_choice(comm, value, static_cast<int>(std::size(kBcastChoices)),
-                    [value](shim::CommState& state) { state.set_bcast_override(kBcastChoices[value]); });
+  return set_choice(comm, static_cast<int>(algorithm), kBcastByValue);
 }
 
 SHIM_EXPORT int shim_get_alltoall_counters(shim_alltoall_algorithm algorithm, shim_counters* counters) {
-  return read_counters(shim::stats::Collective::alltoall, static_cast<int>(algorithm),
-                       static_cast<int>(shim::coll::kAlltoallAlgorithms.size()), counters);
+  return read_counters(shim::stats::Collective::alltoall, static_cast<int>(algorithm), kAlltoallByValue, counters);
 }
 
 SHIM_EXPORT int shim_get_bcast_counters(shim_bcast_algorithm algorithm, shim_counters* counters) {
-  return read_counters(shim::stats::Collective::bcast, static_cast<int>(algorithm),
-                       static_cast<int>(shim::coll::kBcastAlgorithms.size()), counters);
+  return read_counters(shim::stats::Collective::bcast, static_cast<int>(algorithm), kBcastByValue, counters);
 }
 
 SHIM_EXPORT int shim_reset_counters(void) {
   shim::stats::reset();
-  return MPI_SUCCESS;
-}
-
-SHIM_EXPORT int shim_win_accumulate_path(MPI_Win win, char* path, int path_len) {
-  if (win == MPI_WIN_NULL || path == nullptr || path_len < 1) {
-    PMPI_Comm_call_errhandler(MPI_COMM_SELF, MPI_ERR_ARG);
-    return MPI_ERR_ARG;
-  }
-  std::string_view taken = "native";
-  if (shim::shim_active()) {
-    if (const shim::rma::ManagedWindow* window = shim::rma::ManagedWindow::of(win)) taken = name(window->path());
-  }
-  const std::size_t length = std::min(taken.size(), static_cast<std::size_t>(path_len - 1));
-  taken.copy(path, length);
-  path[length] = '\0';
   return MPI_SUCCESS;
 }

@@ -40,8 +40,7 @@ int raise_on_self(int error_class, const std::string& message) {
 // all processes find the same error, one prints it.
 bool reports_for(MPI_Comm comm) {
   int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  return rank == 0;
+  return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0;
 }
 
 // Checks shared by both create functions; fills `kind`.
@@ -281,7 +280,7 @@ SHIM_EXPORT int shim_distributed_range(shim_distributed array, int rank, MPI_Cou
   if (array == nullptr) return null_handle(kFunction, "distributed array");
   const auto& a = *array->array;
   int size = 0;
-  PMPI_Comm_size(a.comm(), &size);
+  if (const int rc = PMPI_Comm_size(a.comm(), &size); rc != MPI_SUCCESS) return raise(a.comm(), rc);
   if (rank < 0 || rank >= size)
     return raise(a.comm(), report_error(MPI_ERR_RANK, std::string(kFunction) + ": rank " + std::to_string(rank) +
                                                         " is not in 0.." + std::to_string(size - 1)));

@@ -7,10 +7,15 @@
 
 #include <atomic>
 #include <climits>
+#include <string>
 
+#include "common/log.hpp"
+#include "common/mpi_try.hpp"
 #include "rma/managed_window.hpp"
-#include "shim/dispatch_support.hpp"
+#include "shim/comm_state.hpp"
+#include "shim/errors.hpp"
 #include "shim/export.hpp"
+#include "shim/rma_startup.hpp"
 #include "shim/runtime.hpp"
 
 namespace {
@@ -27,14 +32,8 @@ ManagedWindow* managed(MPI_Win win) {
   return window != nullptr && window->path() != AccumulatePath::native ? window : nullptr;
 }
 
-// Errors of window calls go to the window's error handler, as MPI's do.
-int raise_on(MPI_Win win, int rc) {
-  if (rc != MPI_SUCCESS) PMPI_Win_call_errhandler(win, rc);
-  return rc;
-}
-
 int run(ManagedWindow* window, const AccumulateCall& call, MPI_Request* request) {
-  return raise_on(window->user_window(), window->accumulate(call, request));
+  return shim::raise_on_window(window->user_window(), window->accumulate(call, request));
 }
 
 AccumulateCall accumulate_call(const void* origin, MPI_Count origin_count, MPI_Datatype origin_type, int target,
@@ -63,32 +62,66 @@ AccumulateCall fetching_call(const void* origin, MPI_Count origin_count, MPI_Dat
   return call;
 }
 
-// Completes what shim shipped on a managed window (nullptr: nothing to
-// complete), before MPI ends an epoch or flushes.
-int complete(ManagedWindow* window) {
-  return window == nullptr ? MPI_SUCCESS : raise_on(window->user_window(), window->complete_all());
-}
-
-// The synchronisation calls that only need shim's operations completed
-// first: then MPI's own call.
+// The synchronisation calls: what shim shipped on a managed window is
+// completed first, then MPI's own call runs, whatever shim's completion
+// found: a fence or complete that other processes wait for must happen, and
+// an unlock that reports an error leaves no epoch open, as in native MPI.
 template <typename PmpiCall>
 int after_completion(MPI_Win win, PmpiCall pmpi_call) {
-  const int rc = complete(managed(win));
-  return rc != MPI_SUCCESS ? rc : pmpi_call();
+  ManagedWindow* window = managed(win);
+  const int rc = window != nullptr ? window->complete_all() : MPI_SUCCESS;
+  const int mpi_rc = pmpi_call();
+  return rc != MPI_SUCCESS ? shim::raise_on_window(win, rc) : mpi_rc;
+}
+
+// SHIM_ACCUMULATE, or the window's info key shim_accumulate where it holds
+// a valid value (a bad one costs one line on the window's rank 0).
+ManagedWindow::PathRequest path_request(MPI_Info info, MPI_Comm comm) {
+  ManagedWindow::PathRequest request{shim::config().accumulate, false};
+  if (info == MPI_INFO_NULL) return request;
+  char value[32] = {};
+  int length = static_cast<int>(sizeof value) - 1;
+  int found = 0;
+  if (PMPI_Info_get_string(info, "shim_accumulate", &length, value, &found) != MPI_SUCCESS || !found) return request;
+  shim::Choice<shim::rma::AccumulatePath> path;
+  if (shim::parse_choice(value, shim::rma::kAccumulatePaths, path)) return {path, true};
+  int rank = 0;
+  if (PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0) {
+    shim::print_line(std::string("window info shim_accumulate='") + value +
+                     "' is not valid (accepted: auto|owner|caller|native); using SHIM_ACCUMULATE's " +
+                     std::string(shim::choice_name(shim::config().accumulate)));
+  }
+  return request;
+}
+
+// Collective over comm: a managed window, its decision announced under
+// SHIM_VERBOSE. MPI error code.
+int create_managed(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  shim::CommState* state = nullptr;
+  const shim::topo::Hierarchy* hierarchy = nullptr;
+  SHIM_TRY(shim::comm_state(comm, state));
+  SHIM_TRY(state->hierarchy(comm, shim::config().node_size, hierarchy));
+  SHIM_TRY(ManagedWindow::create({size, disp_unit, info, comm}, *hierarchy, path_request(info, comm), baseptr, win));
+  if (shim::config().verbose && state->rank() == 0) {
+    const ManagedWindow* window = ManagedWindow::of(*win);
+    shim::print_line("accumulate on window " + std::to_string(window->id() & 0xffffffffu) + " of " + state->label() +
+                     ", " + std::to_string(hierarchy->layout().nodes()) + " node(s): every size -> " +
+                     std::string(name(window->path())) + ": " + window->reason());
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace
 
 SHIM_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                  MPI_Win* win) {
-  if (!shim::shim_active() || size < 0 || disp_unit <= 0) {
+  // Arguments native MPI rejects, and intercommunicators, go to MPI.
+  int inter = 0;
+  if (!shim::shim_active() || !shim::rma_wing_ready() || size < 0 || disp_unit <= 0 || comm == MPI_COMM_NULL ||
+      baseptr == nullptr || win == nullptr || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
     return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
   }
-  int inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (inter) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-  const int rc = ManagedWindow::create(size, disp_unit, info, comm, baseptr, win);
-  return rc == MPI_SUCCESS ? rc : shim::raise_error(comm, rc);
+  return shim::raise_on_comm(comm, create_managed(size, disp_unit, info, comm, baseptr, win));
 }
 
 SHIM_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
@@ -100,7 +133,10 @@ SHIM_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info i
 SHIM_EXPORT int MPI_Win_free(MPI_Win* win) {
   if (win == nullptr || !shim::shim_active() || ManagedWindow::of(*win) == nullptr) return PMPI_Win_free(win);
   const MPI_Win user = *win;
-  return raise_on(user, ManagedWindow::free(win));
+  const int rc = ManagedWindow::free(win);
+  // A window freed has no handler left: what went wrong after that goes to
+  // MPI_COMM_SELF's.
+  return shim::raise_on_window(*win == MPI_WIN_NULL ? MPI_WIN_NULL : user, rc);
 }
 
 SHIM_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -250,21 +286,17 @@ SHIM_EXPORT int MPI_Win_lock_all(int assert_flags, MPI_Win win) {
 }
 
 SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
-  if (ManagedWindow* window = managed(win)) {
-    const int rc = complete(window);
-    window->note_unlock(rank);
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  return PMPI_Win_unlock(rank, win);
+  return after_completion(win, [&] {
+    if (ManagedWindow* window = managed(win)) window->note_unlock(rank);
+    return PMPI_Win_unlock(rank, win);
+  });
 }
 
 SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  if (ManagedWindow* window = managed(win)) {
-    const int rc = complete(window);
-    window->note_unlock_all();
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  return PMPI_Win_unlock_all(win);
+  return after_completion(win, [&] {
+    if (ManagedWindow* window = managed(win)) window->note_unlock_all();
+    return PMPI_Win_unlock_all(win);
+  });
 }
 
 SHIM_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {

@@ -7,10 +7,10 @@
 
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_policy.hpp"
-#include "rma/rma_runtime.hpp"
 #include "topology/network_picture.hpp"
-#include "shim/comm_state.hpp"
 #include "common/log.hpp"
+#include "shim/comm_state.hpp"
+#include "shim/rma_startup.hpp"
 #include "shim/stats.hpp"
 
 namespace shim {
@@ -45,8 +45,10 @@ void read_settings(StartMode mode) {
   if (g_world_rank == 0) {
     for (const std::string& problem : parsed.problems) print_line(problem);
   }
+  // Inside MPI_Init, MPI_COMM_WORLD still has MPI's fatal handler: a
+  // failure ends the job in MPI, so there is no code to look at.
   if (mode == StartMode::collective && g_world_size > 1) {
-    PMPI_Bcast(&g_config, sizeof(Config), MPI_BYTE, 0, MPI_COMM_WORLD);
+    static_cast<void>(PMPI_Bcast(&g_config, sizeof(Config), MPI_BYTE, 0, MPI_COMM_WORLD));
   }
 }
 
@@ -75,9 +77,9 @@ void inspect_world() {
   }
   const bool unobserved = !g_config.verbose && !g_config.stats;
   const topo::Layout& layout = hierarchy->layout();
-  g_alltoall_always_native.store(unobserved && g_config.alltoall == AlltoallChoice::automatic &&
+  g_alltoall_always_native.store(unobserved && !g_config.alltoall &&
                                  coll::alltoall_native_for_every_block(layout.nodes(), layout.max_ppn()));
-  g_bcast_always_native.store(unobserved && g_config.bcast == BcastChoice::automatic &&
+  g_bcast_always_native.store(unobserved && !g_config.bcast &&
                               coll::bcast_native_for_every_size(layout.nodes(), layout.max_ppn(),
                                                                 world->subnets_spanned()));
   refresh_fast_paths();
@@ -91,8 +93,11 @@ void print_stats_report() {
     static_assert(sizeof(stats::Table) == sizeof(std::uint64_t) * stats::kFieldCount * stats::kSizeClasses *
                                               stats::kAlgorithmSlots * stats::kCollectives);
     stats::Table sums{};
-    PMPI_Reduce(table.data(), sums.data(), static_cast<int>(sizeof(table) / sizeof(std::uint64_t)), MPI_UINT64_T,
-                MPI_SUM, 0, MPI_COMM_WORLD);
+    if (PMPI_Reduce(table.data(), sums.data(), static_cast<int>(sizeof(table) / sizeof(std::uint64_t)),
+                    MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+      print_line("SHIM_STATS: the counters could not be summed over the job; no report");
+      return;
+    }
     if (g_world_rank != 0) return;
     table = sums;
     scope = "summed over " + std::to_string(g_world_size) + " processes";
@@ -108,8 +113,9 @@ void start_runtime(StartMode mode) {
   std::lock_guard lock(g_lifecycle);
   if (g_phase.load() != Phase::not_started) return;
   g_mode = mode;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
+  // MPI is initialised (the callers check): MPI_COMM_WORLD answers.
+  static_cast<void>(PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank));
+  static_cast<void>(PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size));
   read_settings(mode);
 
   // The hook's keyval is released at once: the attribute keeps it alive
@@ -128,9 +134,7 @@ void start_runtime(StartMode mode) {
     print_line("SHIM_PROFILE: not loaded: shim started on the first MPI call (mpi_f08 MPI_Init), not in MPI_Init, "
                "so it cannot read the profile collectively");
   }
-  int threads = MPI_THREAD_SINGLE;
-  PMPI_Query_thread(&threads);
-  rma::start_rma(mode == StartMode::collective && g_config.enabled, threads == MPI_THREAD_MULTIPLE);
+  start_rma_wing(mode);
   g_phase.store(Phase::running);
 }
 
@@ -138,7 +142,7 @@ void stop_runtime(StopCause cause) {
   std::lock_guard lock(g_lifecycle);
   if (g_phase.load() != Phase::running) return;
   if (g_config.stats) print_stats_report();
-  rma::stop_rma();
+  stop_rma_wing();
   drop_comm_state(MPI_COMM_WORLD);
   // Inside the hook, MPI is already deleting MPI_COMM_SELF's attributes and
   // takes ours with them; from the wrapper, the hook's attribute stays and
@@ -158,9 +162,10 @@ bool runtime_running() {
   if (phase == Phase::stopped) return false;
   int initialized = 0;
   int finalized = 0;
-  PMPI_Initialized(&initialized);
-  PMPI_Finalized(&finalized);
-  if (!initialized || finalized) return false;
+  if (PMPI_Initialized(&initialized) != MPI_SUCCESS || PMPI_Finalized(&finalized) != MPI_SUCCESS || !initialized ||
+      finalized) {
+    return false;
+  }
   start_runtime(StartMode::lazy);
   return g_phase.load(std::memory_order_acquire) == Phase::running;
 }
@@ -184,7 +189,7 @@ const Config& config() { return g_config; }
 
 bool server_wanted_before_init() {
   const Config settings = parse_config([](const char* name) { return std::getenv(name); }).config;
-  return settings.enabled && settings.server && settings.accumulate != AccumulateChoice::native;
+  return settings.enabled && settings.server && settings.accumulate != rma::AccumulatePath::native;
 }
 
 namespace {

@@ -228,28 +228,32 @@ void print_hardware(const shim::topo::Layout& layout, const std::vector<std::str
   }
 }
 
+// A policy's rule table: one row per rule, its reason beneath.
+template <typename Policy>
+void print_rules(const Policy& policy) {
+  std::vector<std::vector<std::string>> rows = {{"rule", "outcome", "condition"}};
+  for (const auto& rule : policy.rules()) {
+    rows.push_back({std::string(rule.name), std::string(name(rule.outcome)), std::string(rule.condition)});
+  }
+  const std::vector<std::string> lines = table_lines(rows);
+  std::cout << "  " << lines[0] << '\n';
+  for (std::size_t i = 0; i < policy.rules().size(); ++i) {
+    std::cout << "  " << lines[i + 1] << '\n' << "      " << policy.rules()[i].why << '\n';
+  }
+}
+
 void print_policy() {
   const shim::Config& config = shim::config();
   const shim::coll::AlltoallThresholds& thresholds = config.alltoall_thresholds;
   std::cout << "\nAlltoall policy (applies when SHIM_ALLTOALL=auto; the first matching rule decides)\n"
-            << "  in effect: SHIM_ALLTOALL=" << shim::name(config.alltoall)
+            << "  in effect: SHIM_ALLTOALL=" << shim::choice_name(config.alltoall)
             << ", SHIM_NIC=" << shim::topo::name(config.nic)
             << ", SHIM_ALLTOALL_SA_MAX=" << shim::format_bytes(thresholds.sa_max_bytes)
             << ", SHIM_ALLTOALL_LEADER_MAX=" << shim::format_bytes(thresholds.leader_max_bytes) << '\n';
-  if (config.alltoall != shim::AlltoallChoice::automatic) {
-    std::cout << "  SHIM_ALLTOALL=" << shim::name(config.alltoall) << " overrides this table\n";
+  if (config.alltoall) {
+    std::cout << "  SHIM_ALLTOALL=" << shim::choice_name(config.alltoall) << " overrides this table\n";
   }
-  std::vector<std::vector<std::string>> rows = {{"rule", "algorithm", "condition"}};
-  const std::span<const shim::coll::AlltoallRule> rules = shim::coll::alltoall_rules();
-  for (const shim::coll::AlltoallRule& rule : rules) {
-    rows.push_back({std::string(rule.name), std::string(shim::coll::name(rule.algorithm)),
-                    std::string(rule.condition)});
-  }
-  const std::vector<std::string> lines = table_lines(rows);
-  std::cout << "  " << lines[0] << '\n';
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    std::cout << "  " << lines[i + 1] << '\n' << "      " << rules[i].why << '\n';
-  }
+  print_rules(shim::coll::alltoall_policy());
 }
 
 // Inter-node messages per alltoall call, summed over each node's ranks and
@@ -275,7 +279,7 @@ std::string value_spread(const std::vector<std::int64_t>& values) {
   return *low == *high ? std::to_string(*low) : std::to_string(*low) + ".." + std::to_string(*high);
 }
 
-void print_decisions(const shim::CommState& state, const shim::topo::Hierarchy& hierarchy) {
+void print_decisions(shim::CommState& state, const shim::topo::Hierarchy& hierarchy) {
   const shim::topo::Layout& layout = hierarchy.layout();
   std::array<std::string, shim::coll::kAlltoallAlgorithms.size()> messages;
   for (const shim::coll::AlltoallAlgorithm algorithm : shim::coll::kAlltoallAlgorithms) {
@@ -287,10 +291,10 @@ void print_decisions(const shim::CommState& state, const shim::topo::Hierarchy& 
             << "  inter-node messages per node and call; native is counted as a flat exchange\n";
   std::vector<std::vector<std::string>> rows = {{"block", "algorithm", "rule", "messages", "flat", "reason"}};
   for (std::int64_t block = 1; block <= kLargestBlock; block *= 2) {
-    const shim::AlltoallChoiceMade made = shim::decide_alltoall(state, hierarchy, block);
+    const auto made = shim::decide<shim::AlltoallCall>(state, shim::AlltoallCall::facts(state, hierarchy, block));
     rows.push_back({shim::format_bytes(block), std::string(shim::coll::name(made.algorithm)),
-                    std::string(shim::rule_name(made)), messages[static_cast<std::size_t>(made.algorithm)], flat,
-                    shim::explain_alltoall(made, hierarchy, block)});
+                    std::string(made.rule_name()), messages[static_cast<std::size_t>(made.algorithm)], flat,
+                    shim::explain(made, state, hierarchy, block)});
   }
   print_indented(table_lines(rows), "  ");
 }
@@ -319,19 +323,10 @@ void print_network_profile(shim::CommState& state, const shim::topo::Hierarchy& 
 void print_bcast_policy() {
   const shim::Config& config = shim::config();
   std::cout << "\nBroadcast policy (applies when SHIM_BCAST=auto; the first matching rule decides)\n"
-            << "  in effect: SHIM_BCAST=" << shim::name(config.bcast) << ", tree fan-out " << shim::bcast_fanout()
-            << ", SHIM_BCAST_SEGMENT=" << shim::format_bytes(config.bcast_segment_bytes) << '\n';
-  std::vector<std::vector<std::string>> rows = {{"rule", "algorithm", "condition"}};
-  const std::span<const shim::coll::BcastRule> rules = shim::coll::bcast_rules();
-  for (const shim::coll::BcastRule& rule : rules) {
-    rows.push_back({std::string(rule.name), std::string(shim::coll::name(rule.algorithm)),
-                    std::string(rule.condition)});
-  }
-  const std::vector<std::string> lines = table_lines(rows);
-  std::cout << "  " << lines[0] << '\n';
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    std::cout << "  " << lines[i + 1] << '\n' << "      " << rules[i].why << '\n';
-  }
+            << "  in effect: SHIM_BCAST=" << shim::choice_name(config.bcast) << ", tree fan-out "
+            << shim::bcast_fanout() << ", SHIM_BCAST_SEGMENT=" << shim::format_bytes(config.bcast_segment_bytes)
+            << '\n';
+  print_rules(shim::coll::bcast_policy());
 }
 
 // Tree edges a broadcast from rank 0 sends between nodes and between
@@ -345,7 +340,7 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
   std::vector<std::vector<std::string>> rows = {{"message", "algorithm", "rule", "inter-node", "inter-subnet",
                                                  "reason"}};
   for (std::int64_t bytes = 1; bytes <= kLargestBroadcast; bytes *= 4) {
-    const shim::BcastChoiceMade made = shim::decide_bcast(state, bytes);
+    const auto made = shim::decide<shim::BcastCall>(state, shim::BcastCall::facts(state, hierarchy, bytes));
     std::string nodes = std::to_string(layout.nodes() - 1);
     std::string crossings = "-";
     if (made.algorithm != shim::coll::BcastAlgorithm::native) {
@@ -360,7 +355,7 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
       crossings = std::to_string(links.inter_subnet);
     }
     rows.push_back({shim::format_bytes(bytes), std::string(shim::coll::name(made.algorithm)),
-                    std::string(shim::rule_name(made)), nodes, crossings, shim::explain_bcast(made, state, bytes)});
+                    std::string(made.rule_name()), nodes, crossings, shim::explain(made, state, hierarchy, bytes)});
   }
   print_indented(table_lines(rows), "  ");
 }
@@ -369,11 +364,11 @@ void print_accumulate_policy() {
   const shim::Config& config = shim::config();
   std::cout << "\nAccumulate policy (windows from MPI_Win_allocate; one path per window for every size; the first "
                "matching rule decides)\n"
-            << "  in effect: SHIM_ACCUMULATE=" << shim::name(config.accumulate)
+            << "  in effect: SHIM_ACCUMULATE=" << shim::choice_name(config.accumulate)
             << ", SHIM_SERVER=" << (config.server ? 1 : 0) << ", SHIM_SERVER_POLL=" << config.server_poll_max_us
-            << " us\n"
-            << shim::rma::describe_accumulate_policy()
-            << "  MPI_Win_create, MPI_Win_create_dynamic and MPI_Win_allocate_shared windows: native\n";
+            << " us\n";
+  print_rules(shim::rma::accumulate_policy());
+  std::cout << "  MPI_Win_create, MPI_Win_create_dynamic and MPI_Win_allocate_shared windows: native\n";
 }
 
 void report() {

@@ -34,17 +34,13 @@
 #include <vector>
 
 #include "shim/config.hpp"
+#include "common/message_tags.hpp"
 #include "topology/network_profile.hpp"
 #include "topology/subnet_partition.hpp"
 
 namespace {
 
 constexpr int kCoordinator = 0;
-constexpr int kTagTask = 71;
-constexpr int kTagReady = 72;
-constexpr int kTagGo = 73;
-constexpr int kTagReport = 74;
-constexpr int kTagData = 75;
 constexpr int kMaxPeers = 8;
 // Above this throughput gain from more concurrent senders, a NIC is onload.
 constexpr double kOnloadGain = 1.3;
@@ -101,16 +97,16 @@ double execute(const Task& task, std::vector<char>& buffer) {
       double best = 1e30;
       for (int r = 0; r <= task.reps; ++r) {  // round 0 warms the connection up
         const double start = MPI_Wtime();
-        MPI_Send(out, bytes, MPI_BYTE, task.peers[0], kTagData, MPI_COMM_WORLD);
-        MPI_Recv(in, bytes, MPI_BYTE, task.peers[0], kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(out, bytes, MPI_BYTE, task.peers[0], shim::tags::kProbeData, MPI_COMM_WORLD);
+        MPI_Recv(in, bytes, MPI_BYTE, task.peers[0], shim::tags::kProbeData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (r > 0) best = std::min(best, (MPI_Wtime() - start) / 2);
       }
       return best;
     }
     case Kind::pong:
       for (int r = 0; r <= task.reps; ++r) {
-        MPI_Recv(in, bytes, MPI_BYTE, task.peers[0], kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(out, bytes, MPI_BYTE, task.peers[0], kTagData, MPI_COMM_WORLD);
+        MPI_Recv(in, bytes, MPI_BYTE, task.peers[0], shim::tags::kProbeData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(out, bytes, MPI_BYTE, task.peers[0], shim::tags::kProbeData, MPI_COMM_WORLD);
       }
       return 0;
     case Kind::exchange:
@@ -122,11 +118,11 @@ double execute(const Task& task, std::vector<char>& buffer) {
         for (int m = 0; m < task.messages; ++m) {
           requests.emplace_back();
           if (task.kind != Kind::send) {
-            MPI_Irecv(in, bytes, MPI_BYTE, task.peers[p], kTagData, MPI_COMM_WORLD, &requests.back());
+            MPI_Irecv(in, bytes, MPI_BYTE, task.peers[p], shim::tags::kProbeData, MPI_COMM_WORLD, &requests.back());
             requests.emplace_back();
           }
           if (task.kind != Kind::receive) {
-            MPI_Isend(out, bytes, MPI_BYTE, task.peers[p], kTagData, MPI_COMM_WORLD, &requests.back());
+            MPI_Isend(out, bytes, MPI_BYTE, task.peers[p], shim::tags::kProbeData, MPI_COMM_WORLD, &requests.back());
           } else {
             requests.pop_back();
           }
@@ -143,13 +139,13 @@ double execute(const Task& task, std::vector<char>& buffer) {
 void serve(std::vector<char>& buffer) {
   for (;;) {
     Task task;
-    sleepy_recv(&task, sizeof task, kCoordinator, kTagTask);
+    sleepy_recv(&task, sizeof task, kCoordinator, shim::tags::kProbeTask);
     if (task.kind == Kind::done) return;
     char token = 0;
-    MPI_Send(&token, 1, MPI_BYTE, kCoordinator, kTagReady, MPI_COMM_WORLD);
-    sleepy_recv(&token, 1, kCoordinator, kTagGo);
+    MPI_Send(&token, 1, MPI_BYTE, kCoordinator, shim::tags::kProbeReady, MPI_COMM_WORLD);
+    sleepy_recv(&token, 1, kCoordinator, shim::tags::kProbeGo);
     double seconds = execute(task, buffer);
-    MPI_Send(&seconds, 1, MPI_DOUBLE, kCoordinator, kTagReport, MPI_COMM_WORLD);
+    MPI_Send(&seconds, 1, MPI_DOUBLE, kCoordinator, shim::tags::kProbeReport, MPI_COMM_WORLD);
   }
 }
 
@@ -163,21 +159,21 @@ std::vector<double> measure(const std::vector<std::pair<int, Task>>& assignments
     if (rank == kCoordinator) {
       own = &task;
     } else {
-      MPI_Send(&task, sizeof task, MPI_BYTE, rank, kTagTask, MPI_COMM_WORLD);
+      MPI_Send(&task, sizeof task, MPI_BYTE, rank, shim::tags::kProbeTask, MPI_COMM_WORLD);
     }
   }
   char token = 0;
   for (const auto& [rank, task] : assignments) {
-    if (rank != kCoordinator) sleepy_recv(&token, 1, rank, kTagReady);
+    if (rank != kCoordinator) sleepy_recv(&token, 1, rank, shim::tags::kProbeReady);
   }
   for (const auto& [rank, task] : assignments) {
-    if (rank != kCoordinator) MPI_Send(&token, 1, MPI_BYTE, rank, kTagGo, MPI_COMM_WORLD);
+    if (rank != kCoordinator) MPI_Send(&token, 1, MPI_BYTE, rank, shim::tags::kProbeGo, MPI_COMM_WORLD);
   }
   const double own_seconds = own ? execute(*own, buffer) : 0;
   std::vector<double> reports;
   for (const auto& [rank, task] : assignments) {
     double seconds = own_seconds;
-    if (rank != kCoordinator) sleepy_recv(&seconds, sizeof seconds, rank, kTagReport);
+    if (rank != kCoordinator) sleepy_recv(&seconds, sizeof seconds, rank, shim::tags::kProbeReport);
     reports.push_back(seconds);
   }
   return reports;
@@ -435,7 +431,7 @@ int main(int argc, char** argv) {
     const shim::topo::NetworkProfile profile = probe(options, nodes, buffer);
     for (int r = 1; r < size; ++r) {
       const Task done;
-      MPI_Send(&done, sizeof done, MPI_BYTE, r, kTagTask, MPI_COMM_WORLD);
+      MPI_Send(&done, sizeof done, MPI_BYTE, r, shim::tags::kProbeTask, MPI_COMM_WORLD);
     }
     print_summary(profile);
     std::ofstream out(options.output);

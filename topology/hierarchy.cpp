@@ -4,19 +4,13 @@
 #include <string_view>
 #include <vector>
 
+#include "common/mpi_handle.hpp"
+#include "common/mpi_try.hpp"
 #include "topology/node_grouping.hpp"
 
 namespace shim::topo {
 
 namespace {
-
-// Collective failure handling: every step below is collective over `comm`,
-// so an error leaves this process's hierarchy unusable; the caller reports it.
-#define SHIM_TRY(call)                     \
-  do {                                     \
-    const int shim_rc_ = (call);           \
-    if (shim_rc_ != MPI_SUCCESS) return shim_rc_; \
-  } while (0)
 
 int gather_node_keys(MPI_Comm comm, int size, std::int64_t my_key, std::vector<std::int64_t>& keys) {
   keys.resize(size);
@@ -24,24 +18,20 @@ int gather_node_keys(MPI_Comm comm, int size, std::int64_t my_key, std::vector<s
 }
 
 int translate_to_world(MPI_Comm comm, int size, std::vector<int>& world_ranks) {
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
+  OwnedGroup group, world;
   std::vector<int> ranks(size);
   for (int r = 0; r < size; ++r) ranks[r] = r;
   world_ranks.resize(size);
-  SHIM_TRY(PMPI_Comm_group(comm, &group));
-  SHIM_TRY(PMPI_Comm_group(MPI_COMM_WORLD, &world));
-  const int rc = PMPI_Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data());
-  PMPI_Group_free(&group);
-  PMPI_Group_free(&world);
-  return rc;
+  SHIM_TRY(PMPI_Comm_group(comm, group.out()));
+  SHIM_TRY(PMPI_Comm_group(MPI_COMM_WORLD, world.out()));
+  return PMPI_Group_translate_ranks(group.get(), size, ranks.data(), world.get(), world_ranks.data());
 }
 
-int detect_nodes(MPI_Comm comm, int rank, int size, MPI_Comm& node, std::vector<std::int64_t>& keys,
+int detect_nodes(MPI_Comm comm, int rank, int size, OwnedComm& node, std::vector<std::int64_t>& keys,
                  std::string& source) {
-  SHIM_TRY(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  SHIM_TRY(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node.out()));
   int lowest = rank;
-  SHIM_TRY(PMPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node));
+  SHIM_TRY(PMPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node.get()));
 
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
@@ -55,8 +45,8 @@ int detect_nodes(MPI_Comm comm, int rank, int size, MPI_Comm& node, std::vector<
   source = grouping.source;
   keys = std::move(grouping.node_keys);
   if (grouping.by_name) {
-    SHIM_TRY(PMPI_Comm_free(&node));
-    SHIM_TRY(PMPI_Comm_split(comm, static_cast<int>(keys[rank]), rank, &node));
+    SHIM_TRY(node.free());
+    SHIM_TRY(PMPI_Comm_split(comm, static_cast<int>(keys[rank]), rank, node.out()));
   }
   return MPI_SUCCESS;
 }
@@ -74,7 +64,7 @@ int Hierarchy::build(MPI_Comm comm, int node_size, std::unique_ptr<Hierarchy>& o
     int world_rank = 0;
     SHIM_TRY(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
     const std::int64_t key = virtual_node_of(world_rank, node_size);
-    SHIM_TRY(PMPI_Comm_split(comm, static_cast<int>(key), h->rank_, &h->node_));
+    SHIM_TRY(PMPI_Comm_split(comm, static_cast<int>(key), h->rank_, h->node_.out()));
     SHIM_TRY(gather_node_keys(comm, size, key, keys));
     h->node_source_ = "virtual nodes of " + std::to_string(node_size) + " world ranks (SHIM_NODE_SIZE)";
   } else {
@@ -84,21 +74,16 @@ int Hierarchy::build(MPI_Comm comm, int node_size, std::unique_ptr<Hierarchy>& o
   SHIM_TRY(translate_to_world(comm, size, h->world_rank_of_));
 
   const int local = h->layout_.local_rank(h->rank_);
-  SHIM_TRY(PMPI_Comm_split(comm, local, h->layout_.node_of(h->rank_), &h->rail_));
-  SHIM_TRY(PMPI_Comm_dup(comm, &h->shadow_));
+  SHIM_TRY(PMPI_Comm_split(comm, local, h->layout_.node_of(h->rank_), h->rail_.out()));
+  SHIM_TRY(PMPI_Comm_dup(comm, h->shadow_.out()));
   // Internal failures come back as codes; the caller raises them on the
   // user's communicator, whose error handler may have changed since.
-  for (MPI_Comm c : {h->node_, h->rail_, h->shadow_}) SHIM_TRY(PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+  for (const OwnedComm* c : {&h->node_, &h->rail_, &h->shadow_}) {
+    SHIM_TRY(PMPI_Comm_set_errhandler(c->get(), MPI_ERRORS_RETURN));
+  }
   out = std::move(h);
   return MPI_SUCCESS;
 }
 
-#undef SHIM_TRY
-
-Hierarchy::~Hierarchy() {
-  for (MPI_Comm* c : {&shadow_, &node_, &rail_}) {
-    if (*c != MPI_COMM_NULL) PMPI_Comm_free(c);
-  }
-}
 
 }  // namespace shim::topo

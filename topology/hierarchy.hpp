@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mpi_handle.hpp"
 #include "topology/layout.hpp"
 
 namespace shim::topo {
@@ -18,7 +19,6 @@ class Hierarchy {
  public:
   Hierarchy(const Hierarchy&) = delete;
   Hierarchy& operator=(const Hierarchy&) = delete;
-  ~Hierarchy();
 
   // node_size > 0: virtual nodes of that many consecutive world ranks.
   // Returns an MPI error code; on error `out` is left empty.
@@ -28,11 +28,11 @@ class Hierarchy {
   int rank() const { return rank_; }
   // Private context (a dup of the user's communicator) for point-to-point
   // steps, so they can never match the application's own messages.
-  MPI_Comm shadow() const { return shadow_; }
-  MPI_Comm node() const { return node_; }
+  MPI_Comm shadow() const { return shadow_.get(); }
+  MPI_Comm node() const { return node_.get(); }
   // The processes with this process's local rank, ordered by node. Rail 0 is
   // the communicator of node leaders.
-  MPI_Comm rail() const { return rail_; }
+  MPI_Comm rail() const { return rail_.get(); }
   bool leader() const { return layout_.local_rank(rank_) == 0; }
   // How nodes were identified, e.g. "virtual nodes of 4 ranks".
   const std::string& node_source() const { return node_source_; }
@@ -43,9 +43,9 @@ class Hierarchy {
   Hierarchy() = default;
   Layout layout_;
   int rank_ = 0;
-  MPI_Comm shadow_ = MPI_COMM_NULL;
-  MPI_Comm node_ = MPI_COMM_NULL;
-  MPI_Comm rail_ = MPI_COMM_NULL;
+  OwnedComm shadow_;
+  OwnedComm node_;
+  OwnedComm rail_;
   std::string node_source_;
   std::vector<int> world_rank_of_;
 };

@@ -11,7 +11,6 @@ Layout Layout::from_node_keys(std::span<const std::int64_t> node_key) {
   const int size = static_cast<int>(node_key.size());
   layout.node_of_.resize(size);
   layout.local_of_.resize(size);
-  layout.rail_rank_of_.resize(size);
 
   std::map<std::int64_t, int> node_index;
   for (int rank = 0; rank < size; ++rank) {
@@ -34,14 +33,6 @@ Layout Layout::from_node_keys(std::span<const std::int64_t> node_key) {
   for (int rank = 0; rank < size && layout.consecutive_; ++rank) {
     layout.consecutive_ =
         rank == layout.node_of_[rank] * layout.max_ppn_ + layout.local_of_[rank];
-  }
-
-  // Rail rank = how many earlier nodes also have a process with this local rank.
-  std::vector<int> seen_per_local(layout.max_ppn_, 0);
-  for (int node = 0; node < layout.nodes(); ++node) {
-    for (int rank : layout.members_[node]) {
-      layout.rail_rank_of_[rank] = seen_per_local[layout.local_of_[rank]]++;
-    }
   }
   return layout;
 }

@@ -38,9 +38,6 @@ class Layout {
   // The rail of local rank x: the ranks with local rank x, in node order
   // (nodes with fewer than x+1 processes are absent). Rail 0 is the leaders.
   std::vector<int> rail(int local) const;
-  // Position of a rank inside its rail; the rail communicator is split with
-  // this as key, so it is also the rank there.
-  int rail_rank(int rank) const { return rail_rank_of_[rank]; }
 
   // "8 ranks = 2 nodes x 4, consecutive" or "7 ranks on 3 nodes (3,3,1), uneven".
   std::string describe() const;
@@ -48,7 +45,6 @@ class Layout {
  private:
   std::vector<int> node_of_;
   std::vector<int> local_of_;
-  std::vector<int> rail_rank_of_;
   std::vector<std::vector<int>> members_;
   int max_ppn_ = 0;
   int min_ppn_ = 0;

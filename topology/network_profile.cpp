@@ -45,6 +45,92 @@ T value_of(const json& value, const std::string& where, bool (json::*is)() const
   return value.get<T>();
 }
 
+void read_hosts(const json& root, NetworkProfile& p) {
+  const json& hosts = field(root, "hosts");
+  if (!hosts.is_array() || hosts.empty()) throw FieldError{"\"hosts\": expected a non-empty array"};
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    const auto host = value_of<std::string>(hosts[i], "\"hosts\"[" + std::to_string(i) + "]", &json::is_string,
+                                            "a string");
+    if (host.empty() || !seen.insert(host).second) throw FieldError{"\"hosts\": '" + host + "' is empty or repeated"};
+    p.hosts.push_back(host);
+  }
+}
+
+CostMatrix read_matrix(const json& matrix, const std::string& where, std::size_t n) {
+  if (!matrix.is_array() || matrix.size() != n) {
+    throw FieldError{where + ": expected a " + std::to_string(n) + " x " + std::to_string(n) + " matrix"};
+  }
+  CostMatrix m(n, std::vector<double>(n, 0.0));
+  for (std::size_t a = 0; a < n; ++a) {
+    if (!matrix[a].is_array() || matrix[a].size() != n) {
+      throw FieldError{where + "[" + std::to_string(a) + "]: expected " + std::to_string(n) + " numbers"};
+    }
+    for (std::size_t b = 0; b < n; ++b) {
+      const double c = value_of<double>(matrix[a][b], where + "[" + std::to_string(a) + "][" + std::to_string(b) + "]",
+                                        &json::is_number, "a number");
+      if (c < 0 || (a != b && c == 0)) throw FieldError{where + ": costs between hosts must be positive"};
+      m[a][b] = c;
+    }
+  }
+  return m;
+}
+
+void read_costs(const json& root, NetworkProfile& p) {
+  const json& sizes = field(root, "sizes");
+  const json& costs = field(root, "cost_seconds");
+  if (!sizes.is_array() || sizes.empty() || !costs.is_array() || costs.size() != sizes.size()) {
+    throw FieldError{"\"sizes\" and \"cost_seconds\": expected arrays of the same, non-zero length"};
+  }
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    p.sizes.push_back(value_of<std::int64_t>(sizes[s], "\"sizes\"[" + std::to_string(s) + "]",
+                                             &json::is_number_integer, "an integer"));
+    p.cost.push_back(read_matrix(costs[s], "\"cost_seconds\"[" + std::to_string(s) + "]", p.hosts.size()));
+  }
+  p.partition_size = value_of<std::int64_t>(field(root, "partition_size"), "\"partition_size\"",
+                                            &json::is_number_integer, "an integer");
+  if (std::find(p.sizes.begin(), p.sizes.end(), p.partition_size) == p.sizes.end()) {
+    throw FieldError{"\"partition_size\" is not one of \"sizes\""};
+  }
+}
+
+void read_subnets(const json& root, NetworkProfile& p) {
+  const json& subnets = field(root, "subnets");
+  if (!subnets.is_array() || subnets.empty()) throw FieldError{"\"subnets\": expected a non-empty array"};
+  const auto n = static_cast<std::int64_t>(p.hosts.size());
+  p.subnet_of_host.assign(p.hosts.size(), -1);
+  for (std::size_t s = 0; s < subnets.size(); ++s) {
+    if (!subnets[s].is_array() || subnets[s].empty()) {
+      throw FieldError{"\"subnets\"[" + std::to_string(s) + "]: expected a non-empty array of host indexes"};
+    }
+    for (const json& member : subnets[s]) {
+      if (!member.is_number_integer() || member.get<std::int64_t>() < 0 || member.get<std::int64_t>() >= n ||
+          p.subnet_of_host[member.get<std::size_t>()] >= 0) {
+        throw FieldError{"\"subnets\"[" + std::to_string(s) + "]: host indexes must be in range and appear once"};
+      }
+      p.subnet_of_host[member.get<std::size_t>()] = static_cast<int>(s);
+    }
+  }
+  if (std::count(p.subnet_of_host.begin(), p.subnet_of_host.end(), -1) != 0) {
+    throw FieldError{"\"subnets\": every host must be in a subnet"};
+  }
+}
+
+void read_nic(const json& root, NetworkProfile& p) {
+  const json& nic = field(root, "nic");
+  if (!nic.is_object()) throw FieldError{"\"nic\": expected an object"};
+  const auto nic_class = parse_nic_class(value_of<std::string>(field(nic, "class"), "\"nic\".\"class\"",
+                                                               &json::is_string, "a string"));
+  if (!nic_class) throw FieldError{"\"nic\".\"class\": expected \"onload\" or \"offload\""};
+  p.nic = *nic_class;
+  if (!nic.contains("pair_throughput")) return;
+  const json& throughput = nic["pair_throughput"];
+  if (!throughput.is_array()) throw FieldError{"\"nic\".\"pair_throughput\": expected an array"};
+  for (const json& t : throughput) {
+    p.pair_throughput.push_back(value_of<double>(t, "\"nic\".\"pair_throughput\"", &json::is_number, "numbers"));
+  }
+}
+
 NetworkProfile read(const json& root) {
   if (!root.is_object()) throw FieldError{"expected a JSON object"};
   if (!root.contains("format") || root["format"] != kFormat) {
@@ -56,85 +142,11 @@ NetworkProfile read(const json& root) {
     throw FieldError{"\"version\" " + std::to_string(version) + " is not supported (this shim reads version " +
                      std::to_string(NetworkProfile::kVersion) + ")"};
   }
-
   NetworkProfile p;
-  const json& hosts = field(root, "hosts");
-  if (!hosts.is_array() || hosts.empty()) throw FieldError{"\"hosts\": expected a non-empty array"};
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    const auto host = value_of<std::string>(hosts[i], "\"hosts\"[" + std::to_string(i) + "]", &json::is_string,
-                                            "a string");
-    if (host.empty() || !seen.insert(host).second) throw FieldError{"\"hosts\": '" + host + "' is empty or repeated"};
-    p.hosts.push_back(host);
-  }
-  const std::size_t n = p.hosts.size();
-
-  const json& sizes = field(root, "sizes");
-  const json& costs = field(root, "cost_seconds");
-  if (!sizes.is_array() || sizes.empty() || !costs.is_array() || costs.size() != sizes.size()) {
-    throw FieldError{"\"sizes\" and \"cost_seconds\": expected arrays of the same, non-zero length"};
-  }
-  for (std::size_t s = 0; s < sizes.size(); ++s) {
-    const std::string where = "\"cost_seconds\"[" + std::to_string(s) + "]";
-    p.sizes.push_back(value_of<std::int64_t>(sizes[s], "\"sizes\"[" + std::to_string(s) + "]",
-                                             &json::is_number_integer, "an integer"));
-    const json& matrix = costs[s];
-    if (!matrix.is_array() || matrix.size() != n) {
-      throw FieldError{where + ": expected a " + std::to_string(n) + " x " + std::to_string(n) + " matrix"};
-    }
-    CostMatrix m(n, std::vector<double>(n, 0.0));
-    for (std::size_t a = 0; a < n; ++a) {
-      if (!matrix[a].is_array() || matrix[a].size() != n) {
-        throw FieldError{where + "[" + std::to_string(a) + "]: expected " + std::to_string(n) + " numbers"};
-      }
-      for (std::size_t b = 0; b < n; ++b) {
-        const double c = value_of<double>(matrix[a][b], where + "[" + std::to_string(a) + "][" + std::to_string(b) + "]",
-                                          &json::is_number, "a number");
-        if (c < 0 || (a != b && c == 0)) throw FieldError{where + ": costs between hosts must be positive"};
-        m[a][b] = c;
-      }
-    }
-    p.cost.push_back(std::move(m));
-  }
-  p.partition_size = value_of<std::int64_t>(field(root, "partition_size"), "\"partition_size\"",
-                                            &json::is_number_integer, "an integer");
-  if (std::find(p.sizes.begin(), p.sizes.end(), p.partition_size) == p.sizes.end()) {
-    throw FieldError{"\"partition_size\" is not one of \"sizes\""};
-  }
-
-  const json& subnets = field(root, "subnets");
-  if (!subnets.is_array() || subnets.empty()) throw FieldError{"\"subnets\": expected a non-empty array"};
-  p.subnet_of_host.assign(n, -1);
-  for (std::size_t s = 0; s < subnets.size(); ++s) {
-    if (!subnets[s].is_array() || subnets[s].empty()) {
-      throw FieldError{"\"subnets\"[" + std::to_string(s) + "]: expected a non-empty array of host indexes"};
-    }
-    for (const json& member : subnets[s]) {
-      if (!member.is_number_integer() || member.get<std::int64_t>() < 0 || member.get<std::int64_t>() >= static_cast<std::int64_t>(n) ||
-          p.subnet_of_host[member.get<std::size_t>()] >= 0) {
-        throw FieldError{"\"subnets\"[" + std::to_string(s) + "]: host indexes must be in range and appear once"};
-      }
-      p.subnet_of_host[member.get<std::size_t>()] = static_cast<int>(s);
-    }
-  }
-  if (std::count(p.subnet_of_host.begin(), p.subnet_of_host.end(), -1) != 0) {
-    throw FieldError{"\"subnets\": every host must be in a subnet"};
-  }
-
-  const json& nic = field(root, "nic");
-  if (!nic.is_object()) throw FieldError{"\"nic\": expected an object"};
-  const auto nic_class = parse_nic_class(value_of<std::string>(field(nic, "class"), "\"nic\".\"class\"",
-                                                               &json::is_string, "a string"));
-  if (!nic_class) throw FieldError{"\"nic\".\"class\": expected \"onload\" or \"offload\""};
-  p.nic = *nic_class;
-  if (nic.contains("pair_throughput")) {
-    const json& throughput = nic["pair_throughput"];
-    if (!throughput.is_array()) throw FieldError{"\"nic\".\"pair_throughput\": expected an array"};
-    for (const json& t : throughput) {
-      p.pair_throughput.push_back(value_of<double>(t, "\"nic\".\"pair_throughput\"", &json::is_number, "numbers"));
-    }
-  }
-
+  read_hosts(root, p);
+  read_costs(root, p);
+  read_subnets(root, p);
+  read_nic(root, p);
   const auto k = value_of<std::int64_t>(field(root, "bcast_k"), "\"bcast_k\"", &json::is_number_integer,
                                         "an integer");
   if (k < 1 || k > 64) throw FieldError{"\"bcast_k\": expected 1 to 64"};
@@ -206,13 +218,6 @@ std::string profile_to_json(const NetworkProfile& p) {
       {"bcast_k", p.bcast_k},
   };
   return root.dump(1) + "\n";
-}
-
-std::string first_unknown_host(const NetworkProfile& profile, const std::vector<std::string>& job_hosts) {
-  for (const std::string& host : job_hosts) {
-    if (profile.host_index(host) < 0) return host;
-  }
-  return "";
 }
 
 }  // namespace shim::topo

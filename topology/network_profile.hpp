@@ -45,7 +45,4 @@ ProfileLoad parse_profile(std::string_view text, const std::string& source);
 ProfileLoad load_profile_file(const std::string& path);
 std::string profile_to_json(const NetworkProfile& profile);
 
-// The first of `job_hosts` that the profile does not describe, or empty.
-std::string first_unknown_host(const NetworkProfile& profile, const std::vector<std::string>& job_hosts);
-
 }  // namespace shim::topo

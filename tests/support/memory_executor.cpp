@@ -1,5 +1,7 @@
 #include "tests/support/memory_executor.hpp"
 
+#include <algorithm>
+
 #include <cstdint>
 #include <set>
 #include <utility>
@@ -94,7 +96,9 @@ class Simulator {
           continue;
         }
         const int to = rail ? rail_ranks[send.peer] : send.peer;
-        const int my_id = rail ? layout_.rail_rank(rank) : rank;
+        // On a rail communicator, ranks are positions in the rail (it is split in node order).
+        const int my_id =
+            rail ? static_cast<int>(std::find(rail_ranks.begin(), rail_ranks.end(), rank) - rail_ranks.begin()) : rank;
         const Phase& theirs = phase_of(to, phase);
         if (theirs.kind != mine.kind) {
           error(phase, rank, "peer " + std::to_string(to) + " runs a different kind of phase");

@@ -4,28 +4,28 @@
 #include "collectives/alltoall_policy.hpp"
 
 using shim::coll::AlltoallAlgorithm;
-using shim::coll::AlltoallPolicyInput;
+using shim::coll::AlltoallFacts;
 using shim::coll::AlltoallThresholds;
-using shim::coll::choose_alltoall;
 using shim::topo::NicClass;
 
 namespace {
+const shim::coll::AlltoallRule& rule_for(const AlltoallFacts& facts) { return shim::coll::alltoall_policy().choose(facts); }
+
 AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = NicClass::onload,
                        AlltoallThresholds thresholds = {}) {
-  return choose_alltoall(AlltoallPolicyInput{block, nodes, ppn, nic}, thresholds).algorithm;
+  return rule_for(AlltoallFacts{block, nodes, ppn, nic, thresholds}).outcome;
 }
 }  // namespace
 
 TEST_CASE("one node or one process per node stays native", "[policy]") {
   CHECK(pick(8, 1, 8) == AlltoallAlgorithm::native);
-  CHECK(choose_alltoall({8, 1, 8, NicClass::onload}, {}).rule->name == "single-node");
+  CHECK(rule_for({8, 1, 8, NicClass::onload, {}}).name == "single-node");
   CHECK(pick(8, 64, 1) == AlltoallAlgorithm::native);
-  CHECK(choose_alltoall({8, 64, 1, NicClass::offload}, {}).rule->name == "one-per-node");
+  CHECK(rule_for({8, 64, 1, NicClass::offload, {}}).name == "one-per-node");
 }
 
 TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
-  // Kumar, Mamidala, Panda, "Scaling Alltoall Collective on Multi-core Systems", on 64 x 8 InfiniPath:
-  // send-side aggregation wins up to 2 KiB blocks.
+  // Kumar, Mamidala and Panda on 64 x 8 InfiniPath: SA wins up to 2 KiB blocks.
   CHECK(pick(1, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(2048, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(2049, 64, 8) == AlltoallAlgorithm::native);
@@ -65,15 +65,15 @@ TEST_CASE("absurd sizes do not overflow into a small-message rule", "[policy]") 
 }
 
 TEST_CASE("every decision names its rule and explains itself with numbers", "[policy]") {
-  const AlltoallPolicyInput input{512, 2, 4, NicClass::onload};
-  const auto decision = choose_alltoall(input, {});
-  CHECK(decision.rule->name == "aggregate");
-  CHECK(explain(decision, input, {}).find("2 KiB <= 16 KiB") != std::string::npos);
-  for (const auto& rule : shim::coll::alltoall_rules()) {
-    CHECK_FALSE(rule.condition.empty());
-    CHECK_FALSE(rule.why.empty());
+  const AlltoallFacts facts{512, 2, 4, NicClass::onload, {}};
+  const auto& rule = rule_for(facts);
+  CHECK(rule.name == "aggregate");
+  CHECK(shim::coll::AlltoallPolicy::explain(rule, facts).find("2 KiB <= 16 KiB") != std::string::npos);
+  for (const auto& each : shim::coll::alltoall_policy().rules()) {
+    CHECK_FALSE(each.condition.empty());
+    CHECK_FALSE(each.why.empty());
   }
-  CHECK(shim::coll::alltoall_rules().back().condition == "otherwise");
+  CHECK(shim::coll::alltoall_policy().rules().back().condition == "otherwise");
 }
 
 TEST_CASE("byte formatting", "[policy]") {

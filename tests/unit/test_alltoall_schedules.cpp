@@ -83,8 +83,7 @@ TEST_CASE("every algorithm is correct with send and receive buffers aliased (MPI
   }
 }
 
-// Counts as in R. Kumar, A. Mamidala, D. K. Panda, "Scaling Alltoall Collective on Multi-core Systems".
-TEST_CASE("inter-node messages per node match the counts of the Scaling Alltoall paper", "[schedule][traffic]") {
+TEST_CASE("inter-node messages per node match Kumar, Mamidala and Panda's counts", "[schedule][traffic]") {
   const int nodes = 4;
   const int ppn = 3;
   const Layout layout = blocked(nodes, ppn);

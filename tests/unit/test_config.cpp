@@ -5,7 +5,7 @@
 
 #include "shim/config.hpp"
 
-using shim::AlltoallChoice;
+using shim::coll::AlltoallAlgorithm;
 using shim::parse_config;
 
 namespace {
@@ -23,7 +23,7 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   const auto parsed = parse({});
   CHECK(parsed.problems.empty());
   CHECK(parsed.config.enabled);
-  CHECK(parsed.config.alltoall == AlltoallChoice::automatic);
+  CHECK_FALSE(parsed.config.alltoall.has_value());
   CHECK_FALSE(parsed.config.verbose);
   CHECK_FALSE(parsed.config.stats);
   CHECK(parsed.config.node_size == 0);
@@ -43,7 +43,7 @@ TEST_CASE("valid settings are applied", "[config]") {
                              {"SHIM_ALLTOALL_LEADER_MAX", "1m"}});
   CHECK(parsed.problems.empty());
   CHECK_FALSE(parsed.config.enabled);
-  CHECK(parsed.config.alltoall == AlltoallChoice::leader);
+  CHECK(parsed.config.alltoall == AlltoallAlgorithm::leader);
   CHECK(parsed.config.verbose);
   CHECK(parsed.config.stats);
   CHECK(parsed.config.node_size == 4);
@@ -62,7 +62,7 @@ TEST_CASE("a malformed setting gives one line naming variable, value and accepte
   CHECK(line.find("default, auto") != std::string::npos);
   CHECK(line.find('\n') == std::string::npos);
   // The bad value falls back to the default; the good one still applies.
-  CHECK(parsed.config.alltoall == AlltoallChoice::automatic);
+  CHECK_FALSE(parsed.config.alltoall.has_value());
   CHECK(parsed.config.verbose);
 }
 

@@ -20,7 +20,6 @@ TEST_CASE("consecutive uniform layout", "[layout]") {
   CHECK(layout.local_rank(5) == 1);
   CHECK(layout.rank_of(1, 3) == 7);
   CHECK(layout.rail(2) == std::vector<int>{2, 6});
-  CHECK(layout.rail_rank(6) == 1);
   CHECK(layout.describe() == "8 ranks = 2 nodes x 4, consecutive");
 }
 
@@ -46,7 +45,6 @@ TEST_CASE("uneven nodes: 7 ranks in nodes of 3", "[layout]") {
   CHECK(layout.rail(0) == std::vector<int>{0, 3, 6});
   CHECK(layout.rail(2) == std::vector<int>{2, 5});
   CHECK(layout.rail(1).size() == 2);
-  CHECK(layout.rail_rank(6) == 2);
   CHECK(layout.describe() == "7 ranks on 3 nodes (3,3,1), uneven");
 }
 
@@ -55,8 +53,6 @@ TEST_CASE("rails follow node order even when ranks interleave", "[layout]") {
   // rank 2 on B, so rail 1 in node order is {3, 2}.
   const Layout layout = from({5, 9, 9, 5});
   CHECK(layout.rail(1) == std::vector<int>{3, 2});
-  CHECK(layout.rail_rank(3) == 0);
-  CHECK(layout.rail_rank(2) == 1);
 }
 
 TEST_CASE("single rank and single node", "[layout]") {

@@ -108,12 +108,6 @@ TEST_CASE("subnets must cover every host once", "[profile]") {
   CHECK(load.error.find("\"subnets\"") != std::string::npos);
 }
 
-TEST_CASE("a job's hosts must all be in the profile", "[profile]") {
-  const NetworkProfile p = sample();
-  CHECK(shim::topo::first_unknown_host(p, {"h2", "h0"}) == "");
-  CHECK(shim::topo::first_unknown_host(p, {"h0", "h7", "h8"}) == "h7");
-}
-
 TEST_CASE("an unreadable file is reported", "[profile]") {
   const auto load = shim::topo::load_profile_file("/nonexistent/profile.json");
   CHECK_FALSE(load.profile);

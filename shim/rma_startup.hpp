@@ -1,0 +1,17 @@
+// The RMA wing's process-wide start and stop, as the runtime drives them:
+// the keyval that marks shim's windows and, when the settings and MPI's
+// thread level allow, one communication server per node.
+#pragma once
+
+#include "shim/runtime.hpp"
+
+namespace shim {
+
+// After the settings are read and MPI_COMM_WORLD's hierarchy is built.
+void start_rma_wing(StartMode mode);
+// Collective when servers run; before per-communicator state goes.
+void stop_rma_wing();
+// Whether MPI_Win_allocate may create shim's windows.
+bool rma_wing_ready();
+
+}  // namespace shim
