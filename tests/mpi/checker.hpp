@@ -50,9 +50,6 @@ class Checker {
   Checker(const Checker&) = delete;
   Checker& operator=(const Checker&) = delete;
 
-  const std::string& program() const { return program_; }
-  int rank() const { return rank_; }
-
   void pass(long n = 1) { checks_ += n; }
   void fail(const std::string& what);
   void expect(bool ok, const std::string& what) { ok ? pass() : fail(what); }
