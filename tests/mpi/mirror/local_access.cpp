@@ -4,6 +4,8 @@
 // accumulating into the same elements at once, which must add up exactly
 // before and after a merge.
 #include <algorithm>
+#include <complex>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,10 +13,9 @@
 #include "tests/mpi/mirror/windows.hpp"
 
 namespace shim::test::mirror {
-namespace {
 
 template <typename T>
-void local_access_of(const Win& w) {
+void local_access(const Win& w) {
   const Comm& c = w.c;
   const MPI_Count count = w.count;
   const std::string where = w.where + " local access";
@@ -79,6 +80,8 @@ void local_access_of(const Win& w) {
   ok(shim_mirror_sync(w.m), where + ": sync");
 }
 
+namespace {
+
 // The range and values comm rank r accumulates in iteration `it`: every
 // process of a node hits the same elements, through different ranges.
 Block acc_range(MPI_Count count, int rank, int it) {
@@ -90,8 +93,10 @@ Block acc_range(MPI_Count count, int rank, int it) {
 long long acc_value(int rank, int it, MPI_Count i) { return 1 + rank % 5 + (i + it) % 3; }
 long long acc_scale(int it) { return it % 7 == 6 ? -1 : 1 + it % 3; }
 
+}  // namespace
+
 template <typename T>
-void acc_rounds_of(const Win& w, int iterations) {
+void acc_rounds(const Win& w, int iterations) {
   const Comm& c = w.c;
   const std::string where = w.where + " concurrent acc x" + str(iterations);
   // What each node's copy must hold: every process of the node, every iteration.
@@ -133,14 +138,13 @@ void acc_rounds_of(const Win& w, int iterations) {
   ok(shim_mirror_sync(w.m), where + ": sync");
 }
 
-}  // namespace
-
-void local_access(const Win& w) {
-  with_element_type(w.type, [&](auto sample) { local_access_of<decltype(sample)>(w); });
-}
-
-void acc_rounds(const Win& w, int iterations) {
-  with_element_type(w.type, [&](auto sample) { acc_rounds_of<decltype(sample)>(w, iterations); });
-}
+// The element types mirror_matrix.cpp runs these with.
+template void local_access<int>(const Win&);
+template void local_access<std::int64_t>(const Win&);
+template void acc_rounds<int>(const Win&, int);
+template void acc_rounds<unsigned char>(const Win&, int);
+template void acc_rounds<short>(const Win&, int);
+template void acc_rounds<double>(const Win&, int);
+template void acc_rounds<std::complex<double>>(const Win&, int);
 
 }  // namespace shim::test::mirror

@@ -3,6 +3,8 @@
 // node copy, a merge leaves the sum over nodes everywhere; sums that are not
 // exact in floating point still end bit-identical on every process.
 #include <cmath>
+#include <complex>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -11,10 +13,9 @@
 #include "tests/mpi/mirror/windows.hpp"
 
 namespace shim::test::mirror {
-namespace {
 
 template <typename T>
-void fresh_checks_of(const Win& w) {
+void fresh_checks(const Win& w) {
   MPI_Count got_count = -1;
   MPI_Datatype got_type = MPI_DATATYPE_NULL;
   ok(shim_mirror_size(w.m, &got_count, &got_type), w.where + ": size");
@@ -25,7 +26,7 @@ void fresh_checks_of(const Win& w) {
 }
 
 template <typename T>
-void merge_rounds_of(const Win& w, bool both) {
+void merge_rounds(const Win& w, bool both) {
   const Comm& c = w.c;
   // Round 1: each process writes its own block.
   put_own_block<T>(c, w.m, w.count, [&](MPI_Count i) { return node_value(c.node, i); }, w.where);
@@ -41,16 +42,6 @@ void merge_rounds_of(const Win& w, bool both) {
   expect_mirror<T>(w.m, w.count, [&](MPI_Count i) { return make<T>(3 * merged_value(c.nodes(), i + 1)); },
                    w.where + " merged (one process wrote the whole copy)");
   ok(shim_mirror_sync(w.m), w.where + ": sync");
-}
-
-}  // namespace
-
-void fresh_checks(const Win& w) {
-  with_element_type(w.type, [&](auto sample) { fresh_checks_of<decltype(sample)>(w); });
-}
-
-void merge_rounds(const Win& w, bool both) {
-  with_element_type(w.type, [&](auto sample) { merge_rounds_of<decltype(sample)>(w, both); });
 }
 
 // Values that do not add exactly: every process must still read the same
@@ -83,5 +74,25 @@ void identical_sums(const Win& w) {
   }
   ok(shim_mirror_sync(w.m), w.where + ": sync");
 }
+
+// The element types mirror_matrix.cpp runs these with.
+template void fresh_checks<int>(const Win&);
+template void fresh_checks<long long>(const Win&);
+template void fresh_checks<unsigned char>(const Win&);
+template void fresh_checks<short>(const Win&);
+template void fresh_checks<float>(const Win&);
+template void fresh_checks<double>(const Win&);
+template void fresh_checks<long double>(const Win&);
+template void fresh_checks<std::complex<double>>(const Win&);
+template void fresh_checks<std::int64_t>(const Win&);
+template void merge_rounds<int>(const Win&, bool);
+template void merge_rounds<long long>(const Win&, bool);
+template void merge_rounds<unsigned char>(const Win&, bool);
+template void merge_rounds<short>(const Win&, bool);
+template void merge_rounds<float>(const Win&, bool);
+template void merge_rounds<double>(const Win&, bool);
+template void merge_rounds<long double>(const Win&, bool);
+template void merge_rounds<std::complex<double>>(const Win&, bool);
+template void merge_rounds<std::int64_t>(const Win&, bool);
 
 }  // namespace shim::test::mirror

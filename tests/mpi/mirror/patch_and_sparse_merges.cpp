@@ -2,6 +2,8 @@
 // leaves each node's values outside it (whole, last element, middle, empty,
 // across holders' blocks); merge_sparse with any block size, up to the
 // largest MPI_Count, equals a full merge of the same copies.
+#include <complex>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -10,10 +12,9 @@
 #include "tests/mpi/mirror/windows.hpp"
 
 namespace shim::test::mirror {
-namespace {
 
 template <typename T>
-void patch_rounds_of(const Win& w, bool thorough) {
+void patch_rounds(const Win& w, bool thorough) {
   const Comm& c = w.c;
   const MPI_Count count = w.count;
   std::vector<Block> patches = {{0, count}};
@@ -43,6 +44,8 @@ void patch_rounds_of(const Win& w, bool thorough) {
   }
 }
 
+namespace {
+
 // Node n writes only its own stretches of 37 elements, plus every 101st
 // element, which all nodes write; the rest stays zero.
 long long sparse_value(const Comm& c, int node, MPI_Count i) {
@@ -51,8 +54,10 @@ long long sparse_value(const Comm& c, int node, MPI_Count i) {
   return own || shared ? node_value(node, i) + 1000 : 0;
 }
 
+}  // namespace
+
 template <typename T>
-void sparse_rounds_of(const Win& w, bool thorough) {
+void sparse_rounds(const Win& w, bool thorough) {
   const Comm& c = w.c;
   const MPI_Count count = w.count;
   const std::string where = w.where + " merge_sparse";
@@ -101,14 +106,14 @@ void sparse_rounds_of(const Win& w, bool thorough) {
   ok(shim_mirror_sync(w.m), where + ": sync");
 }
 
-}  // namespace
-
-void patch_rounds(const Win& w, bool thorough) {
-  with_element_type(w.type, [&](auto sample) { patch_rounds_of<decltype(sample)>(w, thorough); });
-}
-
-void sparse_rounds(const Win& w, bool thorough) {
-  with_element_type(w.type, [&](auto sample) { sparse_rounds_of<decltype(sample)>(w, thorough); });
-}
+// The element types mirror_matrix.cpp runs these with.
+template void patch_rounds<int>(const Win&, bool);
+template void patch_rounds<float>(const Win&, bool);
+template void patch_rounds<double>(const Win&, bool);
+template void sparse_rounds<int>(const Win&, bool);
+template void sparse_rounds<double>(const Win&, bool);
+template void sparse_rounds<long double>(const Win&, bool);
+template void sparse_rounds<std::complex<double>>(const Win&, bool);
+template void sparse_rounds<std::int64_t>(const Win&, bool);
 
 }  // namespace shim::test::mirror

@@ -62,31 +62,4 @@ inline long long merged_value(int nodes, MPI_Count i) {
   return sum;
 }
 
-// Calls f(T{}) with the C++ type of the element type, one of those the
-// suites use (MPI_INTEGER is 4 bytes: small_counts checks).
-template <typename F>
-void with_element_type(MPI_Datatype type, F&& f) {
-  if (type == MPI_INT || type == MPI_INTEGER) {
-    f(int{});
-  } else if (type == MPI_LONG_LONG) {
-    f(static_cast<long long>(0));
-  } else if (type == MPI_INT64_T) {
-    f(std::int64_t{});
-  } else if (type == MPI_SHORT) {
-    f(short{});
-  } else if (type == MPI_UNSIGNED_CHAR) {
-    f(static_cast<unsigned char>(0));
-  } else if (type == MPI_FLOAT) {
-    f(float{});
-  } else if (type == MPI_DOUBLE || type == MPI_DOUBLE_PRECISION) {
-    f(double{});
-  } else if (type == MPI_LONG_DOUBLE) {
-    f(static_cast<long double>(0));
-  } else if (type == MPI_C_DOUBLE_COMPLEX) {
-    f(std::complex<double>{});
-  } else {
-    check->test_bug("no C++ element type for this MPI datatype");
-  }
-}
-
 }  // namespace shim::test::mirror
