@@ -1,60 +1,72 @@
-// What the accumulate benchmarks (bench/acc_latency.cpp, bench/fock_build.cpp)
-// share: the accumulate paths and the windows that select them, and the
-// description of the machine in their headers. MPI only through the MPI_*
-// API: which path a window takes is the info key "shim_accumulate" given to
-// MPI_Win_allocate, nothing else.
+// What the accumulate benchmarks (acc_latency, acc_busy_target,
+// acc_server_idle, fock_build) share: one window per accumulate path, the
+// path chosen by nothing but the info key "shim_accumulate" given to
+// MPI_Win_allocate, and an OSU-style batch of accumulates from rank 0 (the
+// origin) to rank 1 (the target) that the target checks.
 #ifndef SHIM_BENCH_ACC_COMMON_HPP
 #define SHIM_BENCH_ACC_COMMON_HPP
 
 #include <mpi.h>
 
-#include <array>
+#include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
-namespace abench {
+#include "harness.hpp"
 
-// Table order; the values of the info key "shim_accumulate".
-enum Path : int { native, caller, owner, automatic, kPaths };
-constexpr std::array<const char*, kPaths> kPathNames = {"native", "caller", "owner", "auto"};
+namespace bench {
 
-// A comma-separated list of path names, in table order without repeats;
-// bench::UsageError naming the flag otherwise.
-std::vector<Path> parse_paths(std::string_view flag, std::string_view text);
-// "native,caller,owner".
-std::string join_paths(const std::vector<Path>& paths);
+// The values of the info key shim_accumulate, in table order.
+const std::vector<std::string> kAccumulatePaths = {"native", "caller", "owner", "auto"};
 
-// Collective over comm: MPI_Win_allocate of `bytes` on this rank with the
-// info key shim_accumulate = the path's name; *base is this rank's memory.
-MPI_Win allocate_window(Path path, MPI_Aint bytes, int disp_unit, MPI_Comm comm, void** base);
-// What MPI_Win_get_info says of shim_accumulate: the value, or "(not reported)".
-std::string reported_path(MPI_Win window);
+// Collective over MPI_COMM_WORLD: one MPI_Win_allocate window of doubles per
+// path, `bytes` on this rank.
+class PathWindows {
+ public:
+  PathWindows(const std::vector<std::string>& paths, std::int64_t bytes);
+  ~PathWindows();
+  PathWindows(const PathWindows&) = delete;
+  PathWindows& operator=(const PathWindows&) = delete;
+  const std::vector<std::string>& paths() const { return paths_; }
+  MPI_Win window(int path) const { return windows_[static_cast<std::size_t>(path)]; }
+  double* base(int path) const { return bases_[static_cast<std::size_t>(path)]; }
+  std::int64_t elements() const { return elements_; }
+  // "native -> native, auto -> owner": the path asked for and the one shim
+  // took (shim_win_accumulate_path).
+  std::string reported() const;
 
-struct Machine {
-  std::string host;     // rank 0's hostname (an emulated host's in a vcluster)
-  int cores = 0;        // like nproc
-  std::string kernel;   // uname -r
-  std::string cpu;
-  std::string load;
-  std::string mpi;
-  int ranks = 0;
-  std::string rank_hosts;    // "0:h0 1:h1"
-  int hosts = 0;             // MPI_COMM_TYPE_SHARED groups
-  int machines = 0;          // kernel boot ids: emulated hosts share one
-  int max_ranks_per_machine = 0;
-  std::string settings;      // SHIM_*, UCX_* variables that are set
+ private:
+  std::vector<std::string> paths_;
+  std::vector<MPI_Win> windows_;
+  std::vector<double*> bases_;
+  std::int64_t elements_;
 };
 
-// Collective over MPI_COMM_WORLD.
-Machine describe_machine();
-// Header lines, each prefixed with "# " in CSV mode.
-void print_machine(const Machine& m, bool csv);
+constexpr int kOrigin = 0;
+constexpr int kTarget = 1;
 
-// Median over rounds of a[r] / b[r] (same-round ratios, so load that changes
-// between rounds cancels).
-double paired_ratio(const std::vector<double>& a, const std::vector<double>& b);
+struct Batch {
+  double seconds = 0;  // the origin's; 0 elsewhere
+  int flushes = 0;     // done, on every rank
+};
 
-}  // namespace abench
+// Collective. Under MPI_Win_lock(MPI_LOCK_SHARED) the origin runs up to
+// `flushes` times `per_flush` MPI_Accumulate(MPI_SUM) of `elements` doubles
+// then MPI_Win_flush (stopping after `cap` seconds if cap > 0). The target
+// waits in MPI, or computes in `busy`-second stretches without MPI calls,
+// then checks its window: element i holds accumulates x (1 + i % 7).
+Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, int flushes, int per_flush,
+                       double cap = 0, double busy = 0);
+
+// Collective: some accumulates on every window, small and large, so that
+// first-use costs (connections, a server's start, lazy locks) fall outside
+// any batch that is timed or sizes the timed ones.
+void first_use(const PathWindows& w);
+
+// The origin's data, element i = 1 + i % 7, page-aligned; shared by all
+// batches.
+const double* origin_data(std::int64_t elements);
+
+}  // namespace bench
 
 #endif  // SHIM_BENCH_ACC_COMMON_HPP

@@ -1,7 +1,6 @@
-// What the mirrored-window benchmarks (bench/mirror_*.cpp) share beyond
-// bench_common: their command lines, the description of the machine and of
-// the mirror's nodes in their headers, reductions over ranks, distributed
-// array helpers and a fixed-seed random generator.
+// What the mirrored-window benchmarks (bench/mirror_*.cpp) share: the
+// mirror's nodes in their headers, balanced shares of a range, and
+// distributed-array access through MPI one-sided calls.
 #ifndef SHIM_BENCH_MIRROR_COMMON_HPP
 #define SHIM_BENCH_MIRROR_COMMON_HPP
 
@@ -9,86 +8,40 @@
 #include <shim/mirror.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
 #include <vector>
 
-namespace mbench {
+#include "harness.hpp"
 
-// "--name value", "--name=value" and bare "--flag"s; anything else is a
-// bench::UsageError.
-class Args {
- public:
-  Args(int argc, char** argv, std::vector<std::string_view> valued, std::vector<std::string_view> flags);
-  bool flag(std::string_view name) const { return flags_.count(std::string(name)) > 0; }
-  std::optional<std::string> value(std::string_view name) const;
-  int count(std::string_view name, int fallback, int minimum) const;
-  std::int64_t bytes(std::string_view name, std::int64_t fallback) const;  // power of two, K/M/G
-  double real(std::string_view name, double fallback, double minimum, double maximum) const;
+namespace bench {
 
- private:
-  std::map<std::string, std::string> values_;
-  std::map<std::string, bool> flags_;
+struct MirrorNode {
+  int node = 0, nodes = 1, local_rank = 0, local_size = 1;
+  int min_ppn = 1;  // processes on the smallest node: the merging processes per node
+};
+// Collective (creates and frees a 1-element mirror); reports the nodes.
+MirrorNode describe_mirror_nodes(const Report& report);
+
+struct Range {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+  std::int64_t end() const { return first + count; }
+  bool contains(std::int64_t i) const { return i >= first && i < end(); }
 };
 
-// Parses with `parse`; on a usage error or --help prints (rank 0) and
-// finalizes MPI; returns the exit status then, nullopt to go on.
-template <typename Options, typename Parse>
-std::optional<int> parse_or_exit(const char* program, std::string_view usage, int argc, char** argv, Options& out,
-                                 Parse parse);
-
-struct Machine {
-  std::string host;
-  int cores = 0;
-  std::string cpu;
-  std::string load;
-  std::string mpi;
-  int ranks = 0;
-  int hosts = 0;                 // MPI_COMM_TYPE_SHARED groups
-  int machines = 0;              // kernel boot ids: emulated hosts share one
-  int max_ranks_per_machine = 0;
-  int nodes = 0;                 // the mirror's nodes (SHIM_NODE_SIZE or hosts)
-  int min_ppn = 0, max_ppn = 0;  // processes per mirror node
-  std::string settings;          // SHIM_NODE_SIZE, UCX_TLS, ...
-};
-
-// Collective over MPI_COMM_WORLD (creates and frees a 1-element mirror).
-Machine describe_machine();
-// Header lines, each prefixed with "# " in CSV mode.
-void print_machine(const Machine& m, bool csv);
-void print_line(bool csv, const std::string& text);
-
-// Collective: the maximum of each element over MPI_COMM_WORLD, on every rank.
-std::vector<double> max_over_ranks(std::vector<double> values);
-double max_over_ranks(double value);
-// Collective: whether `ok` holds on every rank.
-bool all_ranks(bool ok);
-
-std::string format_us(double us);  // 3 significant-ish digits: "0.042", "23.3", "1234"
-std::string format_rate(double bytes_per_us);  // MB/s (1e6 bytes/s)
-
-// splitmix64: the same sequence on every rank for the same seed.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next();
-  // Uniform in [lo, hi].
-  std::int64_t between(std::int64_t lo, std::int64_t hi);
-
- private:
-  std::uint64_t state_;
-};
+// Part `part` of `parts` balanced blocks of `whole`: the first whole.count %
+// parts hold one more (mirror.h's rule for holders and merge slices).
+Range share(Range whole, int parts, int part);
 
 // Whether this node's copy is one consecutive array (the header promises
 // only each holder's range to be): then element pointers may be used
 // across holders.
 bool copy_is_contiguous(shim_mirror mirror);
+double* mirror_address(shim_mirror mirror, std::int64_t index);
 
 // MPI_WIN_BASE of a distributed array's window: this rank's block.
 double* local_block(shim_distributed array);
+MPI_Win window_of(shim_distributed array);
+
 // The ranks a batch of RMA calls touched, to flush them one by one:
 // MPICH 4.0.2's MPI_Win_flush_all returned here before every MPI_Get had
 // landed (stale data in the first of a batch of gets; see bench/mirror_dft),
@@ -108,42 +61,14 @@ class Targets {
 // [first, first + count) of the array into buffer with MPI_Get, one get per
 // owner the range touches (added to `targets`); the caller flushes. Inside a
 // passive epoch.
-void get_range(shim_distributed array, MPI_Win window, std::int64_t first, std::int64_t count, double* buffer,
-               Targets& targets);
+void get_range(shim_distributed array, std::int64_t first, std::int64_t count, double* buffer, Targets& targets);
 // The same with MPI_Accumulate(MPI_SUM).
-void accumulate_range(shim_distributed array, MPI_Win window, std::int64_t first, std::int64_t count,
-                      const double* buffer, Targets& targets);
+void accumulate_range(shim_distributed array, std::int64_t first, std::int64_t count, const double* buffer,
+                      Targets& targets);
 
 // A hash of the bits of doubles, for "bit-identical" checks.
 std::uint64_t hash_bits(const double* data, std::int64_t count);
 
-}  // namespace mbench
-
-#include "bench_common.hpp"
-
-namespace mbench {
-
-template <typename Options, typename Parse>
-std::optional<int> parse_or_exit(const char* program, std::string_view usage, int argc, char** argv, Options& out,
-                                 Parse parse) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  try {
-    bool help = false;
-    out = parse(argc, argv, help);
-    if (help) {
-      if (rank == 0) std::fputs(usage.data(), stdout);
-      MPI_Finalize();
-      return 0;
-    }
-  } catch (const bench::UsageError& error) {
-    if (rank == 0) std::fprintf(stderr, "%s: %s\n%s", program, error.what(), usage.data());
-    MPI_Finalize();
-    return 2;
-  }
-  return std::nullopt;
-}
-
-}  // namespace mbench
+}  // namespace bench
 
 #endif  // SHIM_BENCH_MIRROR_COMMON_HPP

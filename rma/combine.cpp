@@ -9,6 +9,7 @@
 
 #include "common/element_type.hpp"
 #include "common/mpi_try.hpp"
+#include "rma/local_comm.hpp"
 
 namespace shim::rma {
 
@@ -92,7 +93,7 @@ bool apply_kind(shim::ElementKind kind, MPI_Op op, const void* origin, void* tar
 
 // Logical types hold 0 for false and anything else for true.
 template <typename T>
-bool apply_logical(MPI_Op op, const void* origin, void* target, MPI_Count count) {
+void apply_logical(MPI_Op op, const void* origin, void* target, MPI_Count count) {
   const T* in = static_cast<const T*>(origin);
   T* inout = static_cast<T*>(target);
   for (MPI_Count i = 0; i < count; ++i) {
@@ -100,48 +101,6 @@ bool apply_logical(MPI_Op op, const void* origin, void* target, MPI_Count count)
     const bool r = op == MPI_LAND ? (a && b) : op == MPI_LOR ? (a || b) : (a != b);
     inout[i] = static_cast<T>(r);
   }
-  return true;
-}
-
-enum class Category { integer, real, complex, logical, byte, pair, other };
-
-Category category_of(MPI_Datatype basic) {
-  using shim::ElementKind;
-  if (const auto kind = shim::element_kind_of(basic)) {
-    switch (*kind) {
-      case ElementKind::float32: case ElementKind::float64: case ElementKind::long_double: return Category::real;
-      case ElementKind::complex_float32: case ElementKind::complex_float64: case ElementKind::complex_long_double:
-        return Category::complex;
-      default: return Category::integer;
-    }
-  }
-  if (basic == MPI_C_BOOL || basic == MPI_CXX_BOOL || basic == MPI_LOGICAL) return Category::logical;
-  if (basic == MPI_BYTE) return Category::byte;
-  if (basic == MPI_2INT || basic == MPI_FLOAT_INT || basic == MPI_DOUBLE_INT || basic == MPI_LONG_INT ||
-      basic == MPI_SHORT_INT || basic == MPI_LONG_DOUBLE_INT || basic == MPI_2REAL ||
-      basic == MPI_2DOUBLE_PRECISION || basic == MPI_2INTEGER) {
-    return Category::pair;
-  }
-  return Category::other;
-}
-
-// MPI's table of which predefined op applies to which type category;
-// checked here because MPI_Reduce_local would report a mismatch on a
-// communicator's handler (fatal by default) instead of the window's.
-bool op_defined(MPI_Op op, Category category) {
-  if (op == MPI_REPLACE || op == MPI_NO_OP) return true;
-  if (op == MPI_MAXLOC || op == MPI_MINLOC) return category == Category::pair;
-  if (op == MPI_MAX || op == MPI_MIN) return category == Category::integer || category == Category::real;
-  if (op == MPI_SUM || op == MPI_PROD) {
-    return category == Category::integer || category == Category::real || category == Category::complex;
-  }
-  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) {
-    return category == Category::integer || category == Category::logical;
-  }
-  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) {
-    return category == Category::integer || category == Category::byte;
-  }
-  return false;
 }
 
 // What combine() needs of a predefined type, for the last type this thread
@@ -150,8 +109,8 @@ bool op_defined(MPI_Op op, Category category) {
 struct BasicFacts {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Count size = 0;
-  Category category = Category::other;
   std::optional<shim::ElementKind> kind;
+  bool logical = false;
 };
 
 const BasicFacts& facts_of(MPI_Datatype basic) {
@@ -160,21 +119,15 @@ const BasicFacts& facts_of(MPI_Datatype basic) {
     last.type = basic;
     // `basic` came out of datatype_layout(), which asked MPI the same.
     static_cast<void>(PMPI_Type_size_c(basic, &last.size));
-    last.category = category_of(basic);
     last.kind = shim::element_kind_of(basic);
+    // MPICH reduces MPI_CHAR as a signed char.
+    if (basic == MPI_CHAR) last.kind = shim::ElementKind::int8;
+    last.logical = basic == MPI_C_BOOL || basic == MPI_CXX_BOOL || basic == MPI_LOGICAL;
   }
   return last;
 }
 
 }  // namespace
-
-bool op_defined_on(MPI_Op op, MPI_Datatype basic) { return op_defined(op, category_of(basic)); }
-
-bool accumulate_op(MPI_Op op) {
-  return op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN || op == MPI_LAND || op == MPI_LOR ||
-         op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR || op == MPI_MAXLOC ||
-         op == MPI_MINLOC || op == MPI_REPLACE || op == MPI_NO_OP;
-}
 
 int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI_Count count) {
   if (count == 0 || op == MPI_NO_OP) return MPI_SUCCESS;
@@ -184,16 +137,19 @@ int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI
     std::memmove(target, origin, static_cast<std::size_t>(count * size));
     return MPI_SUCCESS;
   }
-  const Category category = facts.category;
-  if (!op_defined(op, category)) return MPI_ERR_OP;
+  // shim's kernels where they exist, MPICH's own (MPI_Reduce_local) for
+  // everything else MPICH takes (op_acceptance.hpp has checked that it does).
   if (facts.kind && apply_kind(*facts.kind, op, origin, target, count)) return MPI_SUCCESS;
-  if (category == Category::logical) {
-    if (size == 1) return apply_logical<std::uint8_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
-    if (size == 4) return apply_logical<std::uint32_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
+  const bool logical_op = op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR;
+  if (facts.logical && logical_op && size == 1) {
+    apply_logical<std::uint8_t>(op, origin, target, count);
+    return MPI_SUCCESS;
   }
-  if (category == Category::byte) {
-    return apply_typed<std::uint8_t>(op, origin, target, count) ? MPI_SUCCESS : MPI_ERR_OP;
+  if (facts.logical && logical_op && size == 4) {
+    apply_logical<std::uint32_t>(op, origin, target, count);
+    return MPI_SUCCESS;
   }
+  if (basic == MPI_BYTE && apply_typed<std::uint8_t>(op, origin, target, count)) return MPI_SUCCESS;
   MPI_Count lb = 0, extent = 0;
   SHIM_TRY(PMPI_Type_get_extent_c(basic, &lb, &extent));
   if (extent == size) {
@@ -204,12 +160,12 @@ int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI
   const MPI_Count bytes = count * extent;
   std::vector<unsigned char> in(static_cast<std::size_t>(bytes)), inout(static_cast<std::size_t>(bytes));
   MPI_Count position = 0;
-  SHIM_TRY(PMPI_Unpack_c(origin, count * size, &position, in.data(), count, basic, MPI_COMM_SELF));
+  SHIM_TRY(PMPI_Unpack_c(origin, count * size, &position, in.data(), count, basic, local_comm()));
   position = 0;
-  SHIM_TRY(PMPI_Unpack_c(target, count * size, &position, inout.data(), count, basic, MPI_COMM_SELF));
+  SHIM_TRY(PMPI_Unpack_c(target, count * size, &position, inout.data(), count, basic, local_comm()));
   if (PMPI_Reduce_local_c(in.data(), inout.data(), count, basic, op) != MPI_SUCCESS) return MPI_ERR_OP;
   position = 0;
-  return PMPI_Pack_c(inout.data(), count, basic, target, count * size, &position, MPI_COMM_SELF);
+  return PMPI_Pack_c(inout.data(), count, basic, target, count * size, &position, local_comm());
 }
 
 void compare_and_swap(const void* origin, const void* compare, void* target, void* old, int bytes) {

@@ -7,16 +7,9 @@
 
 namespace shim::rma {
 
-// Whether `op` may be used by the accumulate family (predefined ops,
-// MPI_REPLACE and MPI_NO_OP).
-bool accumulate_op(MPI_Op op);
-
-// Whether MPI defines `op` on the predefined type `basic`.
-bool op_defined_on(MPI_Op op, MPI_Datatype basic);
-
 // target[i] = origin[i] op target[i] for `count` packed elements of the
-// predefined type `basic`. MPI_SUCCESS, or MPI_ERR_OP when op is not defined
-// on the type.
+// predefined type `basic`, for an op MPICH takes on that type
+// (op_acceptance.hpp). MPI_SUCCESS or an MPI error code.
 int combine(MPI_Op op, MPI_Datatype basic, const void* origin, void* target, MPI_Count count);
 
 // Compare-and-swap of one element of `bytes` bytes: target takes `origin`

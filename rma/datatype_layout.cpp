@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/mpi_try.hpp"
+#include "rma/local_comm.hpp"
 
 namespace shim::rma {
 
@@ -222,6 +223,10 @@ DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
   rc = PMPI_Type_get_attr(type, g_keyval, &cached, &found);
   if (rc != MPI_SUCCESS) return nullptr;
   if (found) return static_cast<DatatypeLayout*>(cached);
+  // Only committed types are taken, and cached, as MPICH takes only them.
+  MPI_Count packed = 0;
+  rc = PMPI_Pack_size_c(1, type, local_comm(), &packed);
+  if (rc != MPI_SUCCESS) return nullptr;
   auto layout = std::make_unique<DatatypeLayout>();
   rc = describe(type, *layout);
   if (rc != MPI_SUCCESS) return nullptr;
@@ -254,7 +259,7 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
   for (int pass = 0; (span - 1) >> (8 * pass) != 0 || pass == 0; ++pass) {
     for (std::size_t b = 0; b < span; ++b) source[b] = static_cast<unsigned char>(b >> (8 * pass));
     MPI_Count position = 0;
-    SHIM_TRY(PMPI_Pack_c(base, 1, type, digits.data(), layout.size, &position, MPI_COMM_SELF));
+    SHIM_TRY(PMPI_Pack_c(base, 1, type, digits.data(), layout.size, &position, local_comm()));
     for (std::size_t i = 0; i < packed; ++i) origin[i] |= std::uint64_t{digits[i]} << (8 * pass);
     if (pass == 7) break;
   }

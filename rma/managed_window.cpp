@@ -5,9 +5,11 @@
 #include <cstring>
 
 #include "common/mpi_try.hpp"
+#include "rma/local_comm.hpp"
 #include "rma/caller_computes.hpp"
 #include "rma/combine.hpp"
 #include "rma/node_server.hpp"
+#include "rma/op_acceptance.hpp"
 #include "rma/protocol.hpp"
 #include "rma/rma_runtime.hpp"
 
@@ -60,6 +62,16 @@ std::int64_t chunk_bytes(const DatatypeLayout& layout, std::int64_t first, std::
   }
 }
 
+// A count and datatype MPICH would take for an origin, result or target
+// buffer: MPI_ERR_COUNT or MPI_ERR_TYPE otherwise.
+int check_buffer(MPI_Count count, MPI_Datatype type, DatatypeLayout*& layout) {
+  if (count < 0) return MPI_ERR_COUNT;
+  if (type == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
+  int rc = MPI_SUCCESS;
+  layout = datatype_layout(type, rc);
+  return layout != nullptr ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
 // Whether this process's node server (world rank `server`) is in the
 // window's node group: only then can it reach the window's memory.
 int server_in_node_group(int server, MPI_Comm node, bool& in_group) {
@@ -76,9 +88,10 @@ int server_in_node_group(int server, MPI_Comm node, bool& in_group) {
 
 struct ManagedWindow::Operands {
   DatatypeLayout* target = nullptr;
-  const DatatypeLayout* origin = nullptr;
+  DatatypeLayout* origin = nullptr;
   std::int64_t bytes = 0;   // packed bytes the call updates
   std::int64_t offset = 0;  // of the access, from the target segment's base
+  MPI_Count result_count = 0;  // result datatypes the fetched bytes fill
 };
 
 int create_window_keyval() {
@@ -93,14 +106,14 @@ void free_window_keyval() {
 int ManagedWindow::create(const Allocation& allocation, const topo::Hierarchy& hierarchy, const PathRequest& request,
                           void* baseptr, MPI_Win* win) {
   std::unique_ptr<ManagedWindow> w(new ManagedWindow);
-  SHIM_TRY(PMPI_Comm_dup(allocation.comm, w->comm_.out()));
-  // shim's own steps report to shim, which raises on the user's handler once.
-  SHIM_TRY(PMPI_Comm_set_errhandler(w->comm_.get(), MPI_ERRORS_RETURN));
-  SHIM_TRY(PMPI_Comm_dup(hierarchy.node(), w->node_comm_.out()));
-  // Each process's segment on pages of its own: no false sharing between
-  // processes, and page-aligned like the memory MPI_Win_allocate returns.
-  SHIM_TRY(NodeSharedMemory::allocate(w->node_comm_.get(), allocation.size, allocation.disp_unit, true, w->shared_));
-  w->memory_ = std::make_shared<NodeMemory>(*w->shared_);
+  SHIM_TRY(WindowPool::of(allocation.comm, hierarchy, w->pool_));
+  std::vector<SharedSegment> node_view;
+  SHIM_TRY(w->pool_->carve(allocation.size, w->carving_, node_view));
+  w->carved_ = true;
+  int node_rank = 0;
+  SHIM_TRY(PMPI_Comm_rank(w->pool_->node(), &node_rank));
+  w->base_ = node_view[static_cast<std::size_t>(node_rank)].base;
+  w->memory_ = std::make_shared<NodeMemory>(std::move(node_view), w->pool_->locks());
   bool servers_reach = false;
   SHIM_TRY(w->learn_targets(hierarchy, allocation, servers_reach));
 
@@ -119,11 +132,11 @@ int ManagedWindow::create(const Allocation& allocation, const topo::Hierarchy& h
     }
   }
   // No request may reach a server before it knows the window.
-  SHIM_TRY(PMPI_Barrier(w->comm_.get()));
+  SHIM_TRY(PMPI_Barrier(w->pool_->comm()));
   SHIM_TRY(PMPI_Win_set_attr(w->user_.get(), g_keyval, w.get()));
   w->attached_ = true;
   *win = w->user_.get();
-  *static_cast<void**>(baseptr) = w->shared_->mine();
+  *static_cast<void**>(baseptr) = w->base_;
   w.release();
   return MPI_SUCCESS;
 }
@@ -143,16 +156,16 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocat
   rank_ = hierarchy.rank();
   const int my_world = hierarchy.world_rank(rank_);
   int node_rank = 0;
-  SHIM_TRY(PMPI_Comm_rank(node_comm_.get(), &node_rank));
+  SHIM_TRY(PMPI_Comm_rank(pool_->node(), &node_rank));
   bool reachable = false;
   if (const int my_server = server_of(my_world); my_server >= 0) {
-    SHIM_TRY(server_in_node_group(my_server, node_comm_.get(), reachable));
+    SHIM_TRY(server_in_node_group(my_server, pool_->node(), reachable));
   }
   Announcement mine{allocation.size, 0, my_world, node_rank, allocation.disp_unit, reachable ? 1 : 0};
   if (rank_ == 0) mine.id = (std::uint64_t(static_cast<std::uint32_t>(my_world)) << 32) | g_window_counter++;
   const topo::Layout& layout = hierarchy.layout();
   std::vector<Announcement> all(static_cast<std::size_t>(layout.size()));
-  SHIM_TRY(PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_.get()));
+  SHIM_TRY(PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, pool_->comm()));
   id_ = all[0].id;
   servers_reach = true;
   targets_.resize(all.size());
@@ -162,16 +175,25 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocat
     servers_reach = servers_reach && all[r].server_reachable != 0;
   }
   epochs_.assign(all.size(), Epoch::none);
+  access_.started.assign(all.size(), 0);
   return MPI_SUCCESS;
 }
 
 // The user's window over the shared memory, created with the user's info,
 // so MPI_Win_get_info reports accumulate_ordering and accumulate_ops as given.
 int ManagedWindow::create_windows(const Allocation& allocation) {
-  SHIM_TRY(PMPI_Win_create(shared_->mine(), allocation.size, allocation.disp_unit, allocation.info, allocation.comm,
+  if (allocation.info != MPI_INFO_NULL) {
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int length = MPI_MAX_INFO_VAL;
+    int found = 0;
+    SHIM_TRY(PMPI_Info_get_string(allocation.info, "alloc_shm", &length, value, &found));
+    // MPICH keeps its default for anything but "true" and "false".
+    if (found && std::strcmp(value, "false") == 0) alloc_shm_ = "false";
+  }
+  SHIM_TRY(PMPI_Win_create(base_, allocation.size, allocation.disp_unit, allocation.info, allocation.comm,
                            user_.out()));
   if (path_ != AccumulatePath::caller) return MPI_SUCCESS;
-  SHIM_TRY(PMPI_Win_create(shared_->mine(), allocation.size, 1, MPI_INFO_NULL, comm_.get(), caller_.out()));
+  SHIM_TRY(PMPI_Win_create(base_, allocation.size, 1, MPI_INFO_NULL, pool_->comm(), caller_.out()));
   return PMPI_Win_set_errhandler(caller_.get(), MPI_ERRORS_RETURN);
 }
 
@@ -187,7 +209,7 @@ int ManagedWindow::free(MPI_Win* win) {
   ManagedWindow* w = of(*win);
   SHIM_TRY(w->complete_all());
   // Every origin has completed what it shipped here.
-  SHIM_TRY(PMPI_Barrier(w->comm_.get()));
+  SHIM_TRY(PMPI_Barrier(w->pool_->comm()));
   // The state leaves the window's attribute, then goes with what it holds.
   w->attached_ = false;
   if (const int rc = PMPI_Win_delete_attr(*win, g_keyval); rc != MPI_SUCCESS) {
@@ -218,9 +240,9 @@ int ManagedWindow::release() {
   hosts_server_ = false;
   keep_first(caller_.free());
   keep_first(user_.free());  // before the memory it lies over
-  if (shared_) keep_first(shared_->release());
-  keep_first(node_comm_.free());
-  keep_first(comm_.free());
+  if (carved_) keep_first(pool_->give_back(carving_));
+  carved_ = false;
+  pool_.reset();  // the last window of a freed communicator takes the pool with it
   return rc;
 }
 
@@ -229,6 +251,7 @@ ManagedWindow::~ManagedWindow() { static_cast<void>(release()); }
 
 void ManagedWindow::note_lock(int target, bool nocheck) {
   const std::lock_guard lock(mutex_);
+  ++access_.locks;
   if (target >= 0 && static_cast<std::size_t>(target) < epochs_.size()) {
     epochs_[static_cast<std::size_t>(target)] = nocheck ? Epoch::confirmed : Epoch::unconfirmed;
   }
@@ -236,11 +259,13 @@ void ManagedWindow::note_lock(int target, bool nocheck) {
 
 void ManagedWindow::note_lock_all(bool nocheck) {
   const std::lock_guard lock(mutex_);
+  access_.lock_all = true;
   std::fill(epochs_.begin(), epochs_.end(), nocheck ? Epoch::confirmed : Epoch::unconfirmed);
 }
 
 void ManagedWindow::note_unlock(int target) {
   const std::lock_guard lock(mutex_);
+  if (access_.locks > 0) --access_.locks;
   if (target >= 0 && static_cast<std::size_t>(target) < epochs_.size()) {
     epochs_[static_cast<std::size_t>(target)] = Epoch::none;
   }
@@ -248,7 +273,36 @@ void ManagedWindow::note_unlock(int target) {
 
 void ManagedWindow::note_unlock_all() {
   const std::lock_guard lock(mutex_);
+  access_.lock_all = false;
   std::fill(epochs_.begin(), epochs_.end(), Epoch::none);
+}
+
+void ManagedWindow::note_fence(int assert_flags) {
+  const std::lock_guard lock(mutex_);
+  access_.fence = (assert_flags & MPI_MODE_NOSUCCEED) == 0;
+}
+
+int ManagedWindow::note_start(MPI_Group group) {
+  OwnedGroup window_group;
+  SHIM_TRY(PMPI_Win_get_group(user_.get(), window_group.out()));
+  int members = 0;
+  SHIM_TRY(PMPI_Group_size(group, &members));
+  std::vector<int> ranks(static_cast<std::size_t>(members)), in_window(ranks.size());
+  for (int i = 0; i < members; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  SHIM_TRY(PMPI_Group_translate_ranks(group, members, ranks.data(), window_group.get(), in_window.data()));
+  const std::lock_guard lock(mutex_);
+  std::fill(access_.started.begin(), access_.started.end(), std::uint8_t{0});
+  for (const int rank : in_window) {
+    if (rank >= 0 && static_cast<std::size_t>(rank) < access_.started.size()) {
+      access_.started[static_cast<std::size_t>(rank)] = 1;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+void ManagedWindow::note_complete() {
+  const std::lock_guard lock(mutex_);
+  std::fill(access_.started.begin(), access_.started.end(), std::uint8_t{0});
 }
 
 // MPICH grants passive-target locks lazily, at the first operation or at
@@ -265,38 +319,72 @@ int ManagedWindow::confirm_epoch(int target) {
   return MPI_SUCCESS;
 }
 
-// The checks MPI makes of an accumulate, in MPI's order of error classes.
+// MPICH's own checks of the family, in its order: the arguments (origin,
+// result, target rank, displacement, target, op), then the epoch. The
+// operands follow in check_operands().
 int ManagedWindow::check(const AccumulateCall& call, Operands& operands) const {
-  if (call.target < 0 || static_cast<std::size_t>(call.target) >= targets_.size()) return MPI_ERR_RANK;
-  if (!accumulate_op(call.op)) return MPI_ERR_OP;
-  if (call.target_count < 0 || call.origin_count < 0 || call.result_count < 0) return MPI_ERR_COUNT;
-  int rc = MPI_SUCCESS;
-  operands.target = datatype_layout(call.target_type, rc);
-  if (operands.target == nullptr) return MPI_ERR_TYPE;
-  const MPI_Datatype basic = operands.target->basic;
-  operands.bytes = call.target_count * operands.target->size;
-  auto matches = [&](const DatatypeLayout* layout, MPI_Count count) {
-    return layout != nullptr && layout->basic == basic && count * layout->size == operands.bytes;
-  };
-  if (call.op != MPI_NO_OP) {
-    operands.origin = datatype_layout(call.origin_type, rc);
-    if (!matches(operands.origin, call.origin_count)) return MPI_ERR_TYPE;
+  if (call.op != MPI_NO_OP) SHIM_TRY(check_buffer(call.origin_count, call.origin_type, operands.origin));
+  DatatypeLayout* result = nullptr;
+  if (call.fetch) SHIM_TRY(check_buffer(call.result_count, call.result_type, result));
+  if (call.target != MPI_PROC_NULL && (call.target < 0 || static_cast<std::size_t>(call.target) >= targets_.size())) {
+    return MPI_ERR_RANK;
   }
-  if (call.fetch && !matches(datatype_layout(call.result_type, rc), call.result_count)) return MPI_ERR_TYPE;
-  if (!op_defined_on(call.op, basic)) return MPI_ERR_OP;
+  if (call.displacement < 0) return MPI_ERR_DISP;
+  SHIM_TRY(check_buffer(call.target_count, call.target_type, operands.target));
+  if (!accumulate_family_op(call.op) || (!call.fetch && call.op == MPI_NO_OP)) return MPI_ERR_OP;
+  if (call.compare != nullptr) SHIM_TRY(check_compare_and_swap(operands.target->basic));
+  if (call.target == MPI_PROC_NULL) return MPI_SUCCESS;  // operands.bytes stays 0: nothing to do
+  if (!access_.open_to(call.target)) return MPI_ERR_RMA_SYNC;
+  if (result != nullptr && result->basic != operands.target->basic) return MPI_ERR_TYPE;
+  return check_operands(call, operands);
+}
+
+// What MPICH 4.0.2 goes ahead with but shim refuses, each with the class MPI
+// gives it: operands of different predefined types (MPICH reads the origin
+// as the target's type, past its end if it is shorter; MPICH 4.1 and later
+// refuse these too), a result buffer shorter than what is fetched (MPICH
+// writes past it), an op MPICH has no kernel for on the type (MPICH's
+// target then never completes the epoch, or leaves the target unchanged),
+// and memory outside the target's window (MPICH writes past the window;
+// here that memory belongs to another window). Origin and target of one
+// type but different lengths: MPICH applies as many elements as the shorter
+// one holds, and so does shim.
+int ManagedWindow::check_operands(const AccumulateCall& call, Operands& operands) const {
+  const DatatypeLayout& target_layout = *operands.target;
+  const MPI_Datatype basic = target_layout.basic;
+  operands.bytes = call.target_count * target_layout.size;
+  if (operands.origin != nullptr) {
+    // (Empty operands of different types move nothing, and MPICH takes them.)
+    if (operands.origin->basic != basic && (call.origin_count > 0 || call.target_count > 0)) return MPI_ERR_TYPE;
+    operands.bytes = std::min<std::int64_t>(operands.bytes, call.origin_count * operands.origin->size);
+  }
+  if (call.fetch) {
+    // Results are unpacked in whole result datatypes.
+    int rc = MPI_SUCCESS;
+    const DatatypeLayout* result = datatype_layout(call.result_type, rc);
+    if (call.result_count * result->size < operands.bytes || (result->size > 0 && operands.bytes % result->size != 0)) {
+      return MPI_ERR_TYPE;
+    }
+    operands.result_count = result->size > 0 ? operands.bytes / result->size : 0;
+  }
+  SHIM_TRY(check_op(call.op, basic, call.fetch));
   if (operands.bytes == 0) return MPI_SUCCESS;
   const Target& target = targets_[static_cast<std::size_t>(call.target)];
   operands.offset = static_cast<std::int64_t>(call.displacement) * target.disp_unit;
   std::int64_t low = 0, high = 0;
-  touched_span(*operands.target, call.target_count, low, high);
+  touched_span(target_layout, operands.bytes / target_layout.size + (operands.bytes % target_layout.size != 0), low,
+               high);
   if (operands.offset + low < 0 || operands.offset + high > target.bytes) return MPI_ERR_RMA_RANGE;
   return MPI_SUCCESS;
 }
 
 int ManagedWindow::accumulate(const AccumulateCall& call, MPI_Request* request) {
-  if (call.target == MPI_PROC_NULL) return finished(request);
   Operands operands;
-  SHIM_TRY(check(call, operands));
+  {
+    // The epochs change under the same lock.
+    const std::lock_guard lock(mutex_);
+    SHIM_TRY(check(call, operands));
+  }
   if (operands.bytes == 0) return finished(request);
   SHIM_TRY(compute_runs(call.target_type, *operands.target));
 
@@ -306,16 +394,18 @@ int ManagedWindow::accumulate(const AccumulateCall& call, MPI_Request* request) 
   if (operands.origin != nullptr && operands.origin->dense) {
     stream = static_cast<const unsigned char*>(call.origin);
   } else if (operands.origin != nullptr) {
-    packed_origin.resize(static_cast<std::size_t>(operands.bytes));
+    // All of the origin, of which the first operands.bytes are applied.
+    const MPI_Count origin_bytes = call.origin_count * operands.origin->size;
+    packed_origin.resize(static_cast<std::size_t>(origin_bytes));
     MPI_Count position = 0;
-    SHIM_TRY(PMPI_Pack_c(call.origin, call.origin_count, call.origin_type, packed_origin.data(), operands.bytes,
-                         &position, MPI_COMM_SELF));
+    SHIM_TRY(PMPI_Pack_c(call.origin, call.origin_count, call.origin_type, packed_origin.data(), origin_bytes,
+                         &position, local_comm()));
     stream = packed_origin.data();
   }
   std::shared_ptr<ResultAssembly> result;
   if (call.fetch) {
     result = std::make_shared<ResultAssembly>();
-    result->keep(call.result, call.result_count, call.result_type, operands.bytes);
+    result->keep(call.result, operands.result_count, call.result_type, operands.bytes);
   }
 
   const std::lock_guard lock(mutex_);

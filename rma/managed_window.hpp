@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "common/mpi_handle.hpp"
-#include "common/node_shared_memory.hpp"
 #include "rma/accumulate_call.hpp"
 #include "rma/accumulate_policy.hpp"
 #include "rma/datatype_layout.hpp"
 #include "rma/node_memory.hpp"
 #include "rma/server_channel.hpp"
+#include "rma/window_pool.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shim::rma {
@@ -59,6 +59,11 @@ class ManagedWindow {
   // Collective: completes, releases everything and frees the user's window.
   static int free(MPI_Win* win);
 
+  // What MPI_Win_get_info says of alloc_shm for the window the user asked
+  // for: MPICH's MPI_Win_allocate reports "false" if that was given, else
+  // its default "true".
+  const std::string& alloc_shm() const { return alloc_shm_; }
+
   AccumulatePath path() const { return path_; }
   const std::string& reason() const { return reason_; }
   std::uint64_t id() const { return id_; }
@@ -73,12 +78,18 @@ class ManagedWindow {
   // target and every result delivered.
   int complete_all();
 
-  // Passive-target epochs, so owner-computes waits for MPI's lock before it
-  // touches a target (another origin may hold it exclusively).
+  // The access epochs MPI opened and closed on the user's window, so that an
+  // operation outside one is refused as MPICH refuses it, and so that
+  // owner-computes waits for MPI's lock before it touches a target (another
+  // origin may hold it exclusively). Called after MPI's call succeeded.
   void note_lock(int target, bool nocheck);
   void note_lock_all(bool nocheck);
   void note_unlock(int target);
   void note_unlock_all();
+  void note_fence(int assert_flags);
+  // `group`: MPI_Win_start's, a subgroup of the window's.
+  int note_start(MPI_Group group);
+  void note_complete();
 
   // The delete callback of the keyval that caches the state on user windows.
   static int delete_attribute_state(MPI_Win, int, void* state, void*);
@@ -93,6 +104,17 @@ class ManagedWindow {
     std::int64_t bytes = 0;
   };
   enum class Epoch : std::uint8_t { none, unconfirmed, confirmed };
+  // Which targets an operation may reach now, as MPICH 4.0.2 decides it:
+  // while any MPI_Win_lock epoch is open it lets every target through.
+  struct AccessEpochs {
+    int locks = 0;
+    bool lock_all = false;
+    bool fence = false;  // after a fence that did not assert MPI_MODE_NOSUCCEED
+    std::vector<std::uint8_t> started;  // MPI_Win_start's group, by window rank
+    bool open_to(int target) const {
+      return locks > 0 || lock_all || fence || started[static_cast<std::size_t>(target)] != 0;
+    }
+  };
   struct Operands;
 
   ManagedWindow() = default;
@@ -100,6 +122,7 @@ class ManagedWindow {
   int create_windows(const Allocation& allocation);
   int release();
   int check(const AccumulateCall& call, Operands& operands) const;
+  int check_operands(const AccumulateCall& call, Operands& operands) const;
   int confirm_epoch(int target);
   int apply_owner(const AccumulateCall& call, const Operands& operands, const unsigned char* stream,
                   const std::shared_ptr<ResultAssembly>& result);
@@ -107,10 +130,12 @@ class ManagedWindow {
   std::uint64_t id_ = 0;
   AccumulatePath path_ = AccumulatePath::native;
   std::string reason_;
-  OwnedComm comm_;       // dup of the user's communicator
-  OwnedComm node_comm_;  // dup of its node part
-  std::unique_ptr<NodeSharedMemory> shared_;
-  OwnedWin user_;    // the user's window, over shared_'s memory
+  std::string alloc_shm_ = "true";
+  std::shared_ptr<WindowPool> pool_;  // the communicators and memory shared with the comm's other windows
+  WindowPool::Carving carving_;
+  bool carved_ = false;
+  unsigned char* base_ = nullptr;  // this process's part
+  OwnedWin user_;    // the user's window, over base_
   OwnedWin caller_;  // disp_unit 1, for caller-computes
   bool attached_ = false;  // the user's window's attribute holds this state
   int rank_ = 0;
@@ -120,6 +145,7 @@ class ManagedWindow {
 
   std::mutex mutex_;  // the origin side, for MPI_THREAD_MULTIPLE callers
   std::vector<Epoch> epochs_;
+  AccessEpochs access_;
   std::optional<ServerChannel> channel_;  // owner path across nodes
 };
 

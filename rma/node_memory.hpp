@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "common/node_shared_memory.hpp"
+#include "common/shared_segments.hpp"
 #include "common/stripe_locks.hpp"
 #include "rma/datatype_layout.hpp"
 
@@ -19,8 +19,9 @@ namespace shim::rma {
 
 class NodeMemory {
  public:
-  explicit NodeMemory(const NodeSharedMemory& shared)
-      : segments_(shared.segments().begin(), shared.segments().end()), locks_(shared.locks()) {}
+  // One window's memory on this node: each process's part, by node rank.
+  NodeMemory(std::vector<SharedSegment> segments, StripeLocks locks)
+      : segments_(std::move(segments)), locks_(locks) {}
 
   const SharedSegment& segment(int local) const { return segments_[static_cast<std::size_t>(local)]; }
   int segments() const { return static_cast<int>(segments_.size()); }

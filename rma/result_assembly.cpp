@@ -1,6 +1,7 @@
 #include "rma/result_assembly.hpp"
 
 #include "common/mpi_try.hpp"
+#include "rma/local_comm.hpp"
 #include "rma/datatype_layout.hpp"
 
 namespace shim::rma {
@@ -23,7 +24,7 @@ int ResultAssembly::finish() {
   done = true;
   MPI_Count position = 0;
   return PMPI_Unpack_c(packed.data(), static_cast<MPI_Count>(packed.size()), &position, result_, count_, type_,
-                       MPI_COMM_SELF);
+                       local_comm());
 }
 
 }  // namespace shim::rma

@@ -269,33 +269,68 @@ SHIM_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compar
   return run(window, call, nullptr);
 }
 
+// The epoch calls: MPI's call first, then the window notes what it opened
+// or closed; the closing ones complete what shim shipped before MPI closes.
+template <typename PmpiCall, typename Note>
+int noted(MPI_Win win, PmpiCall pmpi_call, Note note) {
+  const int rc = pmpi_call();
+  if (rc != MPI_SUCCESS) return rc;
+  ManagedWindow* window = managed(win);
+  return window != nullptr ? shim::raise_on_window(win, note(*window)) : MPI_SUCCESS;
+}
+
 SHIM_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert_flags, MPI_Win win) {
-  const int rc = PMPI_Win_lock(lock_type, rank, assert_flags, win);
-  if (rc == MPI_SUCCESS) {
-    if (ManagedWindow* window = managed(win)) window->note_lock(rank, (assert_flags & MPI_MODE_NOCHECK) != 0);
-  }
-  return rc;
+  return noted(win, [&] { return PMPI_Win_lock(lock_type, rank, assert_flags, win); }, [&](ManagedWindow& window) {
+    window.note_lock(rank, (assert_flags & MPI_MODE_NOCHECK) != 0);
+    return MPI_SUCCESS;
+  });
 }
 
 SHIM_EXPORT int MPI_Win_lock_all(int assert_flags, MPI_Win win) {
-  const int rc = PMPI_Win_lock_all(assert_flags, win);
-  if (rc == MPI_SUCCESS) {
-    if (ManagedWindow* window = managed(win)) window->note_lock_all((assert_flags & MPI_MODE_NOCHECK) != 0);
-  }
-  return rc;
+  return noted(win, [&] { return PMPI_Win_lock_all(assert_flags, win); }, [&](ManagedWindow& window) {
+    window.note_lock_all((assert_flags & MPI_MODE_NOCHECK) != 0);
+    return MPI_SUCCESS;
+  });
+}
+
+SHIM_EXPORT int MPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
+  return noted(win, [&] { return PMPI_Win_start(group, assert_flags, win); },
+               [&](ManagedWindow& window) { return window.note_start(group); });
 }
 
 SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
   return after_completion(win, [&] {
-    if (ManagedWindow* window = managed(win)) window->note_unlock(rank);
-    return PMPI_Win_unlock(rank, win);
+    return noted(win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& window) {
+      window.note_unlock(rank);
+      return MPI_SUCCESS;
+    });
   });
 }
 
 SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
   return after_completion(win, [&] {
-    if (ManagedWindow* window = managed(win)) window->note_unlock_all();
-    return PMPI_Win_unlock_all(win);
+    return noted(win, [&] { return PMPI_Win_unlock_all(win); }, [&](ManagedWindow& window) {
+      window.note_unlock_all();
+      return MPI_SUCCESS;
+    });
+  });
+}
+
+SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
+  return after_completion(win, [&] {
+    return noted(win, [&] { return PMPI_Win_fence(assert_flags, win); }, [&](ManagedWindow& window) {
+      window.note_fence(assert_flags);
+      return MPI_SUCCESS;
+    });
+  });
+}
+
+SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
+  return after_completion(win, [&] {
+    return noted(win, [&] { return PMPI_Win_complete(win); }, [&](ManagedWindow& window) {
+      window.note_complete();
+      return MPI_SUCCESS;
+    });
   });
 }
 
@@ -315,14 +350,6 @@ SHIM_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win) {
 
 SHIM_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
   return after_completion(win, [&] { return PMPI_Win_flush_local_all(win); });
-}
-
-SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
-  return after_completion(win, [&] { return PMPI_Win_fence(assert_flags, win); });
-}
-
-SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
-  return after_completion(win, [&] { return PMPI_Win_complete(win); });
 }
 
 // Same-node owner-computes writes the target's memory with plain stores

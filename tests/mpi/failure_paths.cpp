@@ -103,28 +103,39 @@ void expect_working_window(MPI_Comm comm, MPI_Win win, long* base) {
   g_check->expect(*base == static_cast<long>(size) * (size + 1) / 2, "the window adds up after the failures");
 }
 
-// The communicator's hierarchy, which shim builds on first use and keeps
-// until the communicator goes (its failures are hierarchy_building's).
-void build_hierarchy(MPI_Comm comm) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  std::vector<int> send(static_cast<std::size_t>(size), 0), recv(static_cast<std::size_t>(size), 0);
-  MPI_Alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm);
-}
-
-void window_creation(MPI_Comm comm) {
-  build_hierarchy(comm);
+// Each attempt on a fresh communicator, so that every step of the first
+// window's creation (the communicator's hierarchy and window pool included)
+// fails in turn. What a communicator keeps (hierarchy, pool) goes with it:
+// the count is checked once the last one is freed.
+void window_creation(MPI_Comm parent, MPI_Errhandler handler) {
   const long handles = fault::live_handles();
+  MPI_Comm comm = MPI_COMM_NULL;
+  auto fresh_communicator = [&] {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    MPI_Comm_dup(parent, &comm);
+    MPI_Comm_set_errhandler(comm, handler);
+  };
   long* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
-  const long steps = fail_every_step("MPI_Win_allocate", comm, [] {}, [&] {
-    return MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &base, &win);
-  });
+  const long steps = fail_every_step(
+      "MPI_Win_allocate", parent, fresh_communicator,
+      [&] { return MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &base, &win); }, true);
   g_check->expect(steps >= 10, "MPI_Win_allocate failed at " + std::to_string(steps) + " steps (at least 10)");
   MPI_Win_set_errhandler(win, g_win_handler);
   expect_working_window(comm, win, base);
+  // A second window on the same communicator fails only in its own steps.
+  long* second_base = nullptr;
+  MPI_Win second = MPI_WIN_NULL;
+  const long second_steps = fail_every_step("a second MPI_Win_allocate", parent, [] {}, [&] {
+    return MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &second_base, &second);
+  });
+  g_check->expect(second_steps >= 3, "a second window failed at " + std::to_string(second_steps) + " steps");
+  MPI_Win_free(&second);
+  // The window outlives its communicator: the pool stays until the window goes.
+  MPI_Comm_free(&comm);
+  expect_working_window(parent, win, base);
   MPI_Win_free(&win);
-  g_check->expect(fault::live_handles() == handles, "MPI_Win_free leaves no handle behind");
+  g_check->expect(fault::live_handles() == handles, "windows, pool and hierarchy go with the communicator");
 }
 
 // Accumulates to every other rank in a passive epoch, so that completion
@@ -139,8 +150,10 @@ void ship_to_others(MPI_Comm comm, MPI_Win win) {
   }
 }
 
-void window_free_and_unlock(MPI_Comm comm) {
+void window_free_and_unlock(MPI_Comm parent) {
   const long handles = fault::live_handles();
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(parent, &comm);
   long* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
   MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &base, &win);
@@ -161,10 +174,21 @@ void window_free_and_unlock(MPI_Comm comm) {
   const long free_steps = fail_every_step("MPI_Win_free", comm, [] {}, [&] { return MPI_Win_free(&win); });
   g_check->expect(free_steps >= 1, "MPI_Win_free failed at " + std::to_string(free_steps) + " steps");
   g_check->expect(win == MPI_WIN_NULL, "the window is freed in the end");
+  MPI_Comm_free(&comm);
   g_check->expect(fault::live_handles() == handles, "window create, failed frees and free leave no handle behind");
 }
 
+// The communicator's hierarchy, which shim builds on first use and keeps
+// until the communicator goes (its failures are hierarchy_building's).
+void build_hierarchy(MPI_Comm comm) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  std::vector<int> send(static_cast<std::size_t>(size), 0), recv(static_cast<std::size_t>(size), 0);
+  MPI_Alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm);
+}
+
 void mirror_creation(MPI_Comm comm) {
+  build_hierarchy(comm);
   const long handles = fault::live_handles();
   shim_mirror mirror = nullptr;
   const long steps = fail_every_step("shim_mirror_create", comm, [] {},
@@ -226,7 +250,7 @@ int main(int argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, comm_handler);
 
-  window_creation(comm);
+  window_creation(comm, comm_handler);
   window_free_and_unlock(comm);
   mirror_creation(comm);
   hierarchy_building(comm, comm_handler);
