@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "common/mpi_try.hpp"
-#include "rma/local_comm.hpp"
+#include "common/local_comm.hpp"
 #include "rma/combine.hpp"
 
 namespace shim::rma {

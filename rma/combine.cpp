@@ -9,7 +9,7 @@
 
 #include "common/element_type.hpp"
 #include "common/mpi_try.hpp"
-#include "rma/local_comm.hpp"
+#include "common/local_comm.hpp"
 
 namespace shim::rma {
 
@@ -53,8 +53,10 @@ bool apply_typed(MPI_Op op, const void* origin, void* target, MPI_Count count) {
   if (op == MPI_PROD) return each([](T a, T b) { return wrap_mul(a, b); });
   if constexpr (!std::is_same_v<T, std::complex<float>> && !std::is_same_v<T, std::complex<double>> &&
                 !std::is_same_v<T, std::complex<long double>>) {
-    if (op == MPI_MAX) return each([](T a, T b) { return a > b ? a : b; });
-    if (op == MPI_MIN) return each([](T a, T b) { return a < b ? a : b; });
+    // As MPICH orders the operands (target first), so unordered values
+    // (NaN) and signed zeros come out alike.
+    if (op == MPI_MAX) return each([](T in, T inout) { return inout > in ? inout : in; });
+    if (op == MPI_MIN) return each([](T in, T inout) { return inout < in ? inout : in; });
     if constexpr (std::is_integral_v<T>) {
       if (op == MPI_LAND) return each([](T a, T b) { return static_cast<T>(a != 0 && b != 0); });
       if (op == MPI_LOR) return each([](T a, T b) { return static_cast<T>(a != 0 || b != 0); });

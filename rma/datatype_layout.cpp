@@ -7,7 +7,8 @@
 #include <mutex>
 
 #include "common/mpi_try.hpp"
-#include "rma/local_comm.hpp"
+#include "common/datatype_checks.hpp"
+#include "common/local_comm.hpp"
 
 namespace shim::rma {
 
@@ -224,9 +225,10 @@ DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
   if (rc != MPI_SUCCESS) return nullptr;
   if (found) return static_cast<DatatypeLayout*>(cached);
   // Only committed types are taken, and cached, as MPICH takes only them.
-  MPI_Count packed = 0;
-  rc = PMPI_Pack_size_c(1, type, local_comm(), &packed);
-  if (rc != MPI_SUCCESS) return nullptr;
+  if (!committed_type(type)) {
+    rc = MPI_ERR_TYPE;
+    return nullptr;
+  }
   auto layout = std::make_unique<DatatypeLayout>();
   rc = describe(type, *layout);
   if (rc != MPI_SUCCESS) return nullptr;
@@ -313,13 +315,6 @@ void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count byt
     }
     position += take;
   }
-}
-
-bool predefined_type(MPI_Datatype type) {
-  MPI_Count ints = 0, addresses = 0, counts = 0, types = 0;
-  int combiner = 0;
-  return PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner) == MPI_SUCCESS &&
-         predefined(combiner);
 }
 
 void free_datatype_layout_keyval() {

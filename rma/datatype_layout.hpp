@@ -47,10 +47,6 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout);
 // address), merging runs that touch.
 void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count bytes, std::vector<ByteRun>& out);
 
-// A predefined datatype (named, or a Fortran parameterised one): not to be
-// freed, and the same handle in every process.
-bool predefined_type(MPI_Datatype type);
-
 void free_datatype_layout_keyval();
 
 }  // namespace shim::rma

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "common/mpi_try.hpp"
-#include "rma/local_comm.hpp"
+#include "common/local_comm.hpp"
 #include "rma/caller_computes.hpp"
 #include "rma/combine.hpp"
 #include "rma/node_server.hpp"

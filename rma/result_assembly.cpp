@@ -1,8 +1,8 @@
 #include "rma/result_assembly.hpp"
 
 #include "common/mpi_try.hpp"
-#include "rma/local_comm.hpp"
-#include "rma/datatype_layout.hpp"
+#include "common/local_comm.hpp"
+#include "common/datatype_checks.hpp"
 
 namespace shim::rma {
 

@@ -1,5 +1,7 @@
 #include "shim/alltoall_dispatch.hpp"
 
+#include "common/datatype_checks.hpp"
+
 namespace shim {
 
 AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
@@ -26,9 +28,14 @@ std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, C
 
 Measured AlltoallCall::measure(CommState&) const {
   const bool in_place = args.sendbuf == MPI_IN_PLACE;
-  // Arguments native MPI must reject: let it, with its own error report.
+  // Arguments native MPI must reject, or judges by what it knows of the
+  // datatype (a null buffer is MPI_BOTTOM to absolute-address types): let
+  // it, with its own error report.
   if (args.recvtype == MPI_DATATYPE_NULL || args.recvcount < 0 || args.recvbuf == MPI_IN_PLACE ||
-      (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0))) {
+      (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0)) ||
+      (args.recvcount > 0 && args.recvbuf == nullptr) ||
+      (!in_place && args.sendcount > 0 && args.sendbuf == nullptr) || !committed_type(args.recvtype) ||
+      (!in_place && !committed_type(args.sendtype))) {
     return {};
   }
   MPI_Count recv_type_size = 0;

@@ -1,6 +1,7 @@
 #include "shim/bcast_dispatch.hpp"
 
 #include "collectives/bcast_pipeline.hpp"
+#include "common/datatype_checks.hpp"
 
 namespace shim {
 
@@ -20,8 +21,13 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
 }
 
 Measured BcastCall::measure(CommState& state) {
-  // Arguments native MPI must reject: let it, with its own error report.
-  if (type == MPI_DATATYPE_NULL || count < 0 || root < 0 || root >= state.size()) return {};
+  // Arguments native MPI must reject, or judges by what it knows of the
+  // datatype (a null buffer is MPI_BOTTOM to absolute-address types): let
+  // it, with its own error report.
+  if (type == MPI_DATATYPE_NULL || count < 0 || root < 0 || root >= state.size() ||
+      (count > 0 && buffer == nullptr) || !committed_type(type)) {
+    return {};
+  }
   if (PMPI_Type_size_c(type, &type_size) != MPI_SUCCESS) return {};
   const std::int64_t bytes = count * type_size;
   if (bytes == 0) return {false, 0, "empty message: nothing to send"};

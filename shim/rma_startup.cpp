@@ -4,7 +4,6 @@
 
 #include "common/log.hpp"
 #include "rma/datatype_layout.hpp"
-#include "rma/local_comm.hpp"
 #include "rma/managed_window.hpp"
 #include "rma/rma_runtime.hpp"
 #include "rma/window_pool.hpp"
@@ -44,9 +43,8 @@ void start_servers_if_wanted(StartMode mode) {
 
 void start_rma_wing(StartMode mode) {
   if (!config().enabled) return;
-  if (rma::create_window_keyval() != MPI_SUCCESS || rma::WindowPool::create_keyval() != MPI_SUCCESS ||
-      rma::open_local_comm() != MPI_SUCCESS) {
-    print_line("could not set up shim's windows (keyvals, a private communicator); MPI_Win_allocate stays native");
+  if (rma::create_window_keyval() != MPI_SUCCESS || rma::WindowPool::create_keyval() != MPI_SUCCESS) {
+    print_line("could not create the window keyvals; MPI_Win_allocate stays native");
     return;
   }
   g_ready.store(true);
@@ -61,7 +59,6 @@ void stop_rma_wing() {
   rma::WindowPool::free_keyval();
   rma::free_window_keyval();
   rma::free_datatype_layout_keyval();
-  rma::close_local_comm();
 }
 
 bool rma_wing_ready() { return g_ready.load(std::memory_order_relaxed); }

@@ -8,6 +8,7 @@
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_policy.hpp"
 #include "topology/network_picture.hpp"
+#include "common/local_comm.hpp"
 #include "common/log.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/rma_startup.hpp"
@@ -121,10 +122,10 @@ void start_runtime(StartMode mode) {
   // The hook's keyval is released at once: the attribute keeps it alive
   // until MPI_Finalize deletes MPI_COMM_SELF's attributes.
   int hook = MPI_KEYVAL_INVALID;
-  if (create_comm_state_keyval() != MPI_SUCCESS ||
+  if (create_comm_state_keyval() != MPI_SUCCESS || open_local_comm() != MPI_SUCCESS ||
       PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_finalize_hook, &hook, nullptr) != MPI_SUCCESS ||
       PMPI_Comm_set_attr(MPI_COMM_SELF, hook, nullptr) != MPI_SUCCESS || PMPI_Comm_free_keyval(&hook) != MPI_SUCCESS) {
-    print_line("could not create MPI attribute keyvals; shim stays off (pass-through)");
+    print_line("could not create MPI attribute keyvals or a private communicator; shim stays off (pass-through)");
     g_config.enabled = false;
   }
   if (mode == StartMode::collective && g_config.enabled) {
@@ -153,6 +154,7 @@ void stop_runtime(StopCause cause) {
   refresh_fast_paths();
   g_picture.reset();
   free_comm_state_keyval();
+  close_local_comm();
   g_phase.store(Phase::stopped);
 }
 

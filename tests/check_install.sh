@@ -17,6 +17,14 @@ for file in libshim.so include/shim/shim.h include/shim/version.h; do
   [[ -n $(find "$scratch/root" -path "*/$file" | head -n 1) ]] || { echo "FAIL: $file not installed"; exit 1; }
 done
 
+# shimrun, installed, finds the installed library.
+shimrun=$(find "$scratch/root" -path '*/bin/shimrun' | head -n 1)
+[[ -x $shimrun ]] || { echo "FAIL: shimrun not installed"; exit 1; }
+launch=$("$shimrun" --dry-run SHIM_ALLTOALL=sa -- mpiexec -n 2 ./app)
+installed_lib=$(dirname "$(find "$scratch/root" -name libshim.so | head -n 1)")/libshim.so
+[[ $launch == "mpiexec -genv LD_PRELOAD $installed_lib -genv SHIM_ALLTOALL sa -n 2 ./app" ]] ||
+  { echo "FAIL: installed shimrun builds '$launch'"; exit 1; }
+
 cat >"$scratch/consumer.c" <<'C'
 #include <shim/shim.h>
 #include <stdio.h>

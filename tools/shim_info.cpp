@@ -2,11 +2,18 @@
 // the application (same number of ranks, same SHIM_* and HWLOC_XMLFILE
 // environment); rank 0 prints the settings in effect, the node map of
 // MPI_COMM_WORLD, each node's hardware, the alltoall policy table, and the
-// decision and inter-node message count for every power-of-two block size.
+// decision and inter-node message count for every power-of-two block size,
+// the same for broadcasts, and the server threads and accumulate path a
+// window on MPI_COMM_WORLD gets.
 //
-// It links shim's internals statically instead of loading libshim.so: it
-// builds the same per-communicator state the library would, through the same
-// code, while its own MPI calls go straight to PMPI.
+// It carries shim's interposers and internals linked in, not libshim.so:
+// MPI_Init and MPI_Finalize are shim's, so shim starts as in an application
+// (thread level, server threads, settings broadcast), and the window is
+// allocated through shim's MPI_Win_allocate. Its other MPI calls go straight
+// to PMPI, so the report itself is not counted or traced.
+//
+//   shim-info --settings    the setting names and accepted values, one per
+//                           line and tab-separated, without starting MPI
 #include <mpi.h>
 #include <shim/version.h>
 
@@ -25,6 +32,8 @@
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
 #include "rma/accumulate_policy.hpp"
+#include "rma/managed_window.hpp"
+#include "rma/rma_runtime.hpp"
 #include "collectives/alltoall_schedules.hpp"
 #include "collectives/traffic.hpp"
 #include "collectives/bcast_tree.hpp"
@@ -371,6 +380,62 @@ void print_accumulate_policy() {
   std::cout << "  MPI_Win_create, MPI_Win_create_dynamic and MPI_Win_allocate_shared windows: native\n";
 }
 
+// Why no server threads run, in the order start-up checks it.
+std::string why_no_servers() {
+  const shim::Config& config = shim::config();
+  if (!config.enabled) return "SHIM_ENABLE=0";
+  if (!config.server) return "SHIM_SERVER=0";
+  if (config.accumulate == shim::rma::AccumulatePath::native) return "SHIM_ACCUMULATE=native";
+  int threads = MPI_THREAD_SINGLE;
+  if (PMPI_Query_thread(&threads) == MPI_SUCCESS && threads != MPI_THREAD_MULTIPLE) {
+    return "MPI did not provide MPI_THREAD_MULTIPLE";
+  }
+  return "they could not start (the line shim printed at MPI_Init says why)";
+}
+
+void print_servers(const shim::topo::Hierarchy& hierarchy) {
+  if (!shim::rma::servers_running()) {
+    std::cout << "  server threads: none (" << why_no_servers() << ")\n";
+    return;
+  }
+  const shim::topo::Layout& layout = hierarchy.layout();
+  std::vector<int> servers;
+  for (int node = 0; node < layout.nodes(); ++node) {
+    servers.push_back(shim::rma::server_of(hierarchy.world_rank(layout.rank_of(node, 0))));
+  }
+  std::cout << "  server threads: running, one per node, in world rank" << (servers.size() == 1 ? " " : "s ")
+            << index_ranges(servers) << '\n';
+}
+
+struct WindowDecision {
+  std::string path;
+  std::string reason;
+};
+
+// What MPI_Win_allocate on MPI_COMM_WORLD decides, from a window allocated
+// through shim's own MPI_Win_allocate, as the application's would be.
+WindowDecision decide_world_window() {
+  double* base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  require(MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+          "MPI_Win_allocate on MPI_COMM_WORLD");
+  WindowDecision decision{"native", "shim did not create the window (SHIM_ENABLE=0, or shim's window keyval is "
+                                    "missing: see the line shim printed at MPI_Init)"};
+  if (const shim::rma::ManagedWindow* window = shim::rma::ManagedWindow::of(win)) {
+    decision = {std::string(shim::rma::name(window->path())), window->reason()};
+  }
+  require(MPI_Win_free(&win), "MPI_Win_free");
+  return decision;
+}
+
+void print_accumulate_decisions(const shim::topo::Hierarchy& hierarchy, const WindowDecision& decision) {
+  std::cout << "\nAccumulate decisions in this job\n";
+  print_servers(hierarchy);
+  const int nodes = hierarchy.layout().nodes();
+  std::cout << "  MPI_Win_allocate on MPI_COMM_WORLD (" << nodes << (nodes == 1 ? " node" : " nodes")
+            << "): every size -> " << decision.path << ": " << decision.reason << '\n';
+}
+
 void report() {
   shim::CommState* state = nullptr;
   require(shim::comm_state(MPI_COMM_WORLD, state), "attaching shim's state to MPI_COMM_WORLD");
@@ -387,6 +452,7 @@ void report() {
   const NodeHardware hardware = hierarchy->leader() ? describe_this_node() : NodeHardware{};
   const std::vector<std::string> one_lines = gather_text(hardware.one_line);
   const std::vector<std::string> details = gather_text(hardware.details);
+  const WindowDecision window = decide_world_window();
 
   if (shim::world_rank() != kRoot) return;
   std::cout << "shim-info " << SHIM_VERSION_STRING << ": " << hierarchy->layout().size() << " ranks\n\n";
@@ -399,21 +465,30 @@ void report() {
   print_bcast_policy();
   print_bcast_decisions(*state, *hierarchy);
   print_accumulate_policy();
+  print_accumulate_decisions(*hierarchy, window);
   std::cout << std::flush;
+}
+
+// For shimrun, which checks the SHIM_* names it is given against these.
+void print_setting_names() {
+  for (const shim::SettingSpec& spec : shim::setting_specs()) std::cout << spec.name << '\t' << spec.values << '\n';
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (PMPI_Init(&argc, &argv) != MPI_SUCCESS) {
+  if (argc == 2 && std::string_view(argv[1]) == "--settings") {
+    print_setting_names();
+    return EXIT_SUCCESS;
+  }
+  // shim's MPI_Init (linked in), as an application's call would reach it.
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
     std::cerr << "shim-info: MPI_Init failed\n";
     return EXIT_FAILURE;
   }
   // Errors come back to require(), which names the step that failed.
   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  shim::start_runtime(shim::StartMode::collective);
   report();
-  shim::stop_runtime(shim::StopCause::finalize_wrapper);
-  PMPI_Finalize();
+  MPI_Finalize();
   return EXIT_SUCCESS;
 }

@@ -1,8 +1,8 @@
-#include "rma/local_comm.hpp"
+#include "common/local_comm.hpp"
 
 #include "common/mpi_try.hpp"
 
-namespace shim::rma {
+namespace shim {
 
 namespace {
 
@@ -31,4 +31,4 @@ void close_local_comm() {
 
 MPI_Comm local_comm() { return g_local; }
 
-}  // namespace shim::rma
+}  // namespace shim

@@ -1,15 +1,15 @@
 // A duplicate of MPI_COMM_SELF whose errors come back to shim instead of
 // going to a handler: the communicator of shim's local pack, unpack and
-// datatype checks, so that a bad datatype is reported once, on the user's
-// window, as MPI would. Opened after MPI_Init, closed before MPI_Finalize.
+// datatype checks, so that a bad datatype is reported once, where MPI would
+// report it. Opened after MPI_Init, closed before MPI_Finalize.
 #pragma once
 
 #include <mpi.h>
 
-namespace shim::rma {
+namespace shim {
 
 int open_local_comm();
 void close_local_comm();
 MPI_Comm local_comm();
 
-}  // namespace shim::rma
+}  // namespace shim
