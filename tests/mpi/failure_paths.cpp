@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "fault_injection.hpp"
-#include "mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
-shim::test::MpiCheck* g_check = nullptr;
+shim::test::Checker* g_check = nullptr;
 int g_raised = 0;
 int g_raised_class = MPI_SUCCESS;
 MPI_Errhandler g_win_handler = MPI_ERRHANDLER_NULL;
@@ -241,7 +241,7 @@ void hierarchy_building(MPI_Comm parent, MPI_Errhandler handler) {
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-  shim::test::MpiCheck check("failure_paths");
+  shim::test::Checker check("failure_paths");
   g_check = &check;
   MPI_Errhandler comm_handler = MPI_ERRHANDLER_NULL;
   MPI_Comm_create_errhandler(on_comm_error, &comm_handler);
