@@ -142,7 +142,7 @@ class Demo:
 
     def accumulate_one_node(self):
         self.progress("accumulate: 2 ranks on one node (bench/acc_latency, native and owner-computes alternating)")
-        result = self.bench(2, "acc_latency", ["--sizes", "8", "--paths", "native,owner", "--rounds", "7",
+        result = self.bench(2, "acc_latency", ["--sizes", "8", "--paths", "native,owner", "--rounds", "5",
                                                "--batch-ms", "20"])
         self.rows.append(Row("accumulate", "2 ranks, one node", "8 B accumulate + flush, µs", *latency(result, 8),
                              ("owner-computes: a few stores under a stripe lock in node shared memory",
@@ -151,7 +151,7 @@ class Demo:
 
     def accumulate_hosts(self):
         self.progress("accumulate: 2 emulated hosts, UCX over TCP (acc_latency, then acc_busy_target)")
-        result = self.bench(2, "acc_latency", ["--sizes", "8,1M", "--paths", "native,owner", "--rounds", "5",
+        result = self.bench(2, "acc_latency", ["--sizes", "8,1M", "--paths", "native,owner", "--rounds", "3",
                                                "--batch-ms", "20"], cluster=TWO_HOSTS[0])
         where = "2 emulated hosts (TCP)"
         self.rows.append(Row("accumulate", where, "8 B accumulate + flush, µs", *latency(result, 8),
@@ -164,13 +164,13 @@ class Demo:
                               "the server thread shares the 2 cores with both ranks; at this size it usually gains "
                               "(bench/acc_hosts.py)"), "µs"))
         busy = self.bench(2, "acc_busy_target", ["--sizes", "8", "--paths", "native,owner", "--stretch", "0.01",
-                                                 "--rounds", "5", "--cap", "0.3", "--iters", "100",
+                                                 "--rounds", "3", "--cap", "0.3", "--iters", "100",
                                                  "--batch-ms", "20"], cluster=TWO_HOSTS[0])
         native, owner = (busy.find(bytes=8, path=p) for p in ("native", "owner"))
         self.rows.append(Row("accumulate", where, "8 B + flush, target busy computing, µs",
                              float(native["busy_us"]), float(owner["busy_us"]),
-                             (f"native waits for the target to call MPI (busy/idle {float(native['busy_over_idle']):.0f}"
-                              f"x); shim's server applies it (busy/idle {float(owner['busy_over_idle']):.1f}x)",
+                             (f"native must wait for the target to call MPI, shim's server thread does not (busy/idle "
+                              f"native {float(native['busy_over_idle']):.1f}x, shim {float(owner['busy_over_idle']):.1f}x)",
                               "the server thread competes with the computing target for the 2 cores"), "µs"))
 
     def win_allocate_bug(self):
@@ -199,7 +199,7 @@ class Demo:
         """Between the hosts of the vcluster `cluster`, or with None between 2 virtual nodes here."""
         where = "2 emulated hosts (TCP)" if cluster else "2 virtual nodes, one machine"
         self.progress(f"mirrored get vs MPI_Get: {where} (bench/mirror_access, alternating)")
-        result = self.bench(2, "mirror_access", ["--origins", "one", "--min", "8", "--max", "8", "--rounds", "7"],
+        result = self.bench(2, "mirror_access", ["--origins", "one", "--min", "8", "--max", "8", "--rounds", "5", "--batch-ms", "10"],
                             None if cluster else {"SHIM_NODE_SIZE": "1"}, cluster)
         native, mirror = (float(result.find(bytes=8, method=m)["latency_us"]) for m in ("MPI_Get+flush", "mirror_get"))
         self.rows.append(Row("mirrored window", where, "8 B mirrored get vs MPI_Get + flush, µs",
@@ -230,7 +230,7 @@ class Demo:
                 deltas.append(slow_link_bytes() - before)
             per_broadcast[algorithm] = (deltas[1] - deltas[0]) / BCAST_COUNTED
         timing = self.bench(6, "bcast_latency", ["--root", "0", "--algorithms", "native,auto", "--min", size, "--max",
-                                                 size, "--rounds", "5"], extra, cluster)
+                                                 size, "--warmup", "2", "--rounds", "3"], extra, cluster)
         native, auto = (timing.find(bytes=BCAST_BYTES, algorithm=a) for a in ("native", "auto"))
         where = "6 emulated hosts, 3 subnets"
         self.rows.append(Row("broadcast", where, f"1 MiB, ms per call (shim ran {auto['ran']})",
@@ -315,6 +315,11 @@ class Demo:
                             for i, (text, width) in enumerate(zip(c, widths))))
             if c is not header:
                 print(f"    why: {c[-1]}")
+        cores = os.cpu_count() or 1
+        if max(load_before, load_after) > cores:
+            print(f"NOTE: load average up to {max(load_before, load_after):.1f} on {cores} cores: other work competed "
+                  "for the CPU, so these timings include waiting for it; rows where shim needs a thread of its own "
+                  "(the accumulate server) suffer most. Run on a quiet machine for figures.")
         for reason in self.skipped:
             print(f"skipped: {reason}")
         print("Timings are medians over alternating rounds of native and shim in one run (the benchmarks' max over "
