@@ -123,7 +123,7 @@ class Demo:
         if cluster:
             command = [VCLUSTER, "run", "--", *command]
         if not check:
-            return run_with_status(command, self.env(extra, cluster), program)
+            return driver.run_status(command, self.env(extra, cluster), program, TIMEOUT)
         return 0, driver.run(command, self.env(extra, cluster), f"{program} {' '.join(flags)}", TIMEOUT)
 
     def bench(self, ranks, program, flags, extra=None, cluster=None):
@@ -264,6 +264,9 @@ class Demo:
     def run(self):
         load_before = os.getloadavg()[0]
         print(machine_line(load_before))
+        if load_before > (os.cpu_count() or 1):
+            print(f"demo: the machine is busy (load average {load_before:.1f} on {os.cpu_count()} cores): the timings "
+                  "will include waiting for the CPU")
         status = 0
         steps = [self.accumulate_one_node, self.win_allocate_bug, self.alltoall]
         if self.root:
@@ -347,22 +350,6 @@ class Demo:
             plot(os.path.join(self.out, "demo.png"), f"tools/demo, {stamp}: native MPICH vs shim, measured in one run "
                  f"on {os.cpu_count()} cores (load average {load_before:.1f} before, {load_after:.1f} after)", panels)
         print(f"demo: wrote {os.path.join(self.out, 'demo.csv')} and demo.png")
-
-
-def run_with_status(command, env, what):
-    """(exit status, output) of command, in a session of its own that a
-    timeout stops whole (mpiexec and its proxies)."""
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=TIMEOUT)
-    except BaseException as error:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        if isinstance(error, subprocess.TimeoutExpired):
-            raise Failure(f"{what}: no result after {TIMEOUT} s; stopped") from None
-        raise
-    return process.returncode, output
 
 
 def latency(result, size):
