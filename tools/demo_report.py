@@ -375,7 +375,7 @@ def plot(path, title, panels):
             ax.set_yscale("log")
         ax.margins(y=0.15)
         ax.set_ylabel(ylabel)
-        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.grid(True, axis="y", which="major", alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
