@@ -169,8 +169,9 @@ class Demo:
         native, owner = (busy.find(bytes=8, path=p) for p in ("native", "owner"))
         self.rows.append(Row("accumulate", where, "8 B + flush, target busy computing, µs",
                              float(native["busy_us"]), float(owner["busy_us"]),
-                             (f"native must wait for the target to call MPI, shim's server thread does not (busy/idle "
-                              f"native {float(native['busy_over_idle']):.1f}x, shim {float(owner['busy_over_idle']):.1f}x)",
+                             ("native must wait for the target to call MPI, shim's server thread does not (busy/idle "
+                              f"native {float(native['busy_over_idle']):.1f}x, "
+                              f"shim {float(owner['busy_over_idle']):.1f}x)",
                               "the server thread competes with the computing target for the 2 cores"), "µs"))
 
     def win_allocate_bug(self):
@@ -199,8 +200,9 @@ class Demo:
         """Between the hosts of the vcluster `cluster`, or with None between 2 virtual nodes here."""
         where = "2 emulated hosts (TCP)" if cluster else "2 virtual nodes, one machine"
         self.progress(f"mirrored get vs MPI_Get: {where} (bench/mirror_access, alternating)")
-        result = self.bench(2, "mirror_access", ["--origins", "one", "--min", "8", "--max", "8", "--rounds", "5", "--batch-ms", "10"],
-                            None if cluster else {"SHIM_NODE_SIZE": "1"}, cluster)
+        result = self.bench(2, "mirror_access", ["--origins", "one", "--min", "8", "--max", "8", "--rounds", "5",
+                                                 "--batch-ms", "10"], None if cluster else {"SHIM_NODE_SIZE": "1"},
+                            cluster)
         native, mirror = (float(result.find(bytes=8, method=m)["latency_us"]) for m in ("MPI_Get+flush", "mirror_get"))
         self.rows.append(Row("mirrored window", where, "8 B mirrored get vs MPI_Get + flush, µs",
                              native, mirror, ("a memory copy from the node's copy of the array",
@@ -270,7 +272,7 @@ class Demo:
         status = 0
         steps = [self.accumulate_one_node, self.win_allocate_bug, self.alltoall]
         if self.root:
-            steps += [lambda: self.with_cluster(TWO_HOSTS, lambda: (self.accumulate_hosts(), self.mirror_get(TWO_HOSTS[0]))),
+            steps += [lambda: self.with_cluster(TWO_HOSTS, self.two_hosts),
                       lambda: self.with_cluster(THREE_SUBNETS, self.broadcast)]
         else:
             steps.append(lambda: self.mirror_get(None))
@@ -286,6 +288,10 @@ class Demo:
         load_after = os.getloadavg()[0]
         self.report(load_before, load_after)
         return status
+
+    def two_hosts(self):
+        self.accumulate_hosts()
+        self.mirror_get(TWO_HOSTS[0])
 
     def with_cluster(self, cluster, body):
         self.progress(f"bringing up the emulated cluster {cluster[0]} ({os.path.relpath(cluster[1], REPO)})")
@@ -310,8 +316,8 @@ class Demo:
         cells = [r.cells() for r in rows]
         elapsed = time.monotonic() - self.start
         print()
-        print(f"=== shim vs native MPICH, measured in this run ({elapsed:.0f} s; load average {load_before:.2f} before, "
-              f"{load_after:.2f} after{', other work ran alongside' if max(load_before, load_after) > 2 else ''}) ===")
+        print(f"=== shim vs native MPICH, measured in this run ({elapsed:.0f} s; load average {load_before:.2f} "
+              f"before, {load_after:.2f} after{', other work ran alongside' if max(load_before, load_after) > 2 else ''}) ===")
         widths = [max(len(c[i]) for c in [header] + cells) for i in range(len(header) - 1)]
         for c in [header] + cells:
             print("  ".join(text.ljust(width) if i < 2 else text.rjust(width)
