@@ -316,8 +316,9 @@ class Demo:
         cells = [r.cells() for r in rows]
         elapsed = time.monotonic() - self.start
         print()
+        alongside = ", other work ran alongside" if max(load_before, load_after) > 2 else ""
         print(f"=== shim vs native MPICH, measured in this run ({elapsed:.0f} s; load average {load_before:.2f} "
-              f"before, {load_after:.2f} after{', other work ran alongside' if max(load_before, load_after) > 2 else ''}) ===")
+              f"before, {load_after:.2f} after{alongside}) ===")
         widths = [max(len(c[i]) for c in [header] + cells) for i in range(len(header) - 1)]
         for c in [header] + cells:
             print("  ".join(text.ljust(width) if i < 2 else text.rjust(width)
