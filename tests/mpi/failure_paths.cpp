@@ -138,6 +138,29 @@ void window_creation(MPI_Comm parent, MPI_Errhandler handler) {
   g_check->expect(fault::live_handles() == handles, "windows, pool and hierarchy go with the communicator");
 }
 
+// The same for a window over the caller's memory (shim's owner path over
+// cross-memory attach): every step of MPI_Win_create fails in turn.
+void created_window_creation(MPI_Comm parent, MPI_Errhandler handler) {
+  const long handles = fault::live_handles();
+  MPI_Comm comm = MPI_COMM_NULL;
+  auto fresh_communicator = [&] {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    MPI_Comm_dup(parent, &comm);
+    MPI_Comm_set_errhandler(comm, handler);
+  };
+  long memory = 0;
+  MPI_Win win = MPI_WIN_NULL;
+  const long steps = fail_every_step(
+      "MPI_Win_create", parent, fresh_communicator,
+      [&] { return MPI_Win_create(&memory, sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &win); }, true);
+  g_check->expect(steps >= 10, "MPI_Win_create failed at " + std::to_string(steps) + " steps (at least 10)");
+  MPI_Win_set_errhandler(win, g_win_handler);
+  expect_working_window(comm, win, &memory);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&comm);
+  g_check->expect(fault::live_handles() == handles, "the window, pool and hierarchy go with the communicator");
+}
+
 // Accumulates to every other rank in a passive epoch, so that completion
 // has requests to ship to the servers.
 void ship_to_others(MPI_Comm comm, MPI_Win win) {
@@ -251,6 +274,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(comm, comm_handler);
 
   window_creation(comm, comm_handler);
+  created_window_creation(comm, comm_handler);
   window_free_and_unlock(comm);
   mirror_creation(comm);
   hierarchy_building(comm, comm_handler);
