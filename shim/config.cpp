@@ -97,10 +97,10 @@ constexpr std::array kSpecs = {
                   return true;
                 }},
     SettingSpec{"SHIM_ACCUMULATE", "auto|owner|caller|native", "auto",
-                "path of the accumulate family on windows from MPI_Win_allocate: owner-computes (same node in "
-                "shared memory, remote through the target node's server), caller-computes (lock, get, compute, "
-                "put, unlock) or native MPI; auto chooses from the policy table. The window info key "
-                "shim_accumulate overrides it per window",
+                "path of the accumulate family on windows from MPI_Win_allocate and MPI_Win_create: owner-computes (same "
+                "node in shared memory or by cross-memory attach, remote through the target node's server), "
+                "caller-computes (lock, get, compute, put, unlock) or native MPI; auto chooses from the policy table. "
+                "The window info key shim_accumulate overrides it per window",
                 [](std::string_view t, Config& c) { return parse_choice(t, rma::kAccumulatePaths, c.accumulate); }},
     SettingSpec{"SHIM_SERVER", "0|1", "1",
                 "1: one communication server thread per node (in its lowest world rank) applies accumulates "

@@ -319,40 +319,33 @@ SHIM_EXPORT int MPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
                [&](ManagedWindow& window) { return window.note_start(group); });
 }
 
-SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
+// An epoch-closing call: what shim shipped completes first, then MPI's own
+// call, then the window notes the epoch closed.
+template <typename PmpiCall, typename Note>
+int closing(MPI_Win win, PmpiCall pmpi_call, Note note) {
   return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& window) {
-      window.note_unlock(rank);
+    return noted(win, pmpi_call, [&](ManagedWindow& window) {
+      note(window);
       return MPI_SUCCESS;
     });
   });
+}
+
+SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
+  return closing(win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& w) { w.note_unlock(rank); });
 }
 
 SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_unlock_all(win); }, [&](ManagedWindow& window) {
-      window.note_unlock_all();
-      return MPI_SUCCESS;
-    });
-  });
+  return closing(win, [&] { return PMPI_Win_unlock_all(win); }, [](ManagedWindow& w) { w.note_unlock_all(); });
 }
 
 SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
-  return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_fence(assert_flags, win); }, [&](ManagedWindow& window) {
-      window.note_fence(assert_flags);
-      return MPI_SUCCESS;
-    });
-  });
+  return closing(win, [&] { return PMPI_Win_fence(assert_flags, win); },
+                 [&](ManagedWindow& w) { w.note_fence(assert_flags); });
 }
 
 SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
-  return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_complete(win); }, [&](ManagedWindow& window) {
-      window.note_complete();
-      return MPI_SUCCESS;
-    });
-  });
+  return closing(win, [&] { return PMPI_Win_complete(win); }, [](ManagedWindow& w) { w.note_complete(); });
 }
 
 SHIM_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
