@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/mpi/checker.hpp"
@@ -39,6 +40,7 @@ constexpr int kAccumulateSpan = 8;   // elements [0, 8) take Accumulate
 constexpr int kGetAccumulateAt = 8;  // [8, 10) Get_accumulate
 constexpr int kFetchAt = 10;
 constexpr int kSwapAt = 11;
+constexpr int kRequestAt = 12;  // MPI_Raccumulate, which counts as Accumulate
 constexpr MPI_Count kMirrorElements = 100;
 
 // Every counter as one array of int64, so the job's sums and maxima are one
@@ -76,8 +78,8 @@ MPI_Info path_info(const char* path) {
 
 // Every rank runs each operation once on every target, in one lock_all
 // epoch, then checks its own window: Accumulate adds rank+1 to elements
-// [0, rank+1), Get_accumulate adds 1 to two elements, Fetch_and_op adds 1,
-// Compare_and_swap writes rank+1 where it finds 0.
+// [0, rank+1), Get_accumulate adds 1 to two elements, Fetch_and_op and
+// Raccumulate add 1, Compare_and_swap writes rank+1 where it finds 0.
 void accumulate_family(const Job& job, const char* path_name, int path) {
   MPI_Info info = path_info(path_name);
   std::int64_t* base = nullptr;
@@ -109,13 +111,20 @@ void accumulate_family(const Job& job, const char* path_name, int path) {
                               where + ": MPI_Fetch_and_op");
     job.check->expect_success(MPI_Compare_and_swap(&mine, &zero, &swapped[t], MPI_INT64_T, target, kSwapAt, win),
                               where + ": MPI_Compare_and_swap");
-    const std::array<std::int64_t, kOps> bytes = {8 * count, 16, 8, 8};
-    for (int op = 0; op < kOps; ++op) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    job.check->expect_success(MPI_Raccumulate(&one, 1, MPI_INT64_T, target, kRequestAt, 1, MPI_INT64_T, MPI_SUM, win,
+                                              &request),
+                              where + ": MPI_Raccumulate");
+    job.check->expect_success(MPI_Wait(&request, MPI_STATUS_IGNORE), where + ": MPI_Wait");
+    // Raccumulate, then Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap.
+    const std::array<std::pair<int, std::int64_t>, 5> calls = {
+        std::pair<int, std::int64_t>{0, 8}, {0, 8 * count}, {1, 16}, {2, 8}, {3, 8}};
+    for (const auto& [op, bytes] : calls) {
       job.tally->values[Tally::accumulate(op, route, 0)] += 1;
-      job.tally->values[Tally::accumulate(op, route, 1)] += bytes[op];
-      if (route == 1) {
+      job.tally->values[Tally::accumulate(op, route, 1)] += bytes;
+      if (route == 1) {  // each one request to the target node's server
         job.tally->values[Tally::server(job.node_of(target), 0)] += 1;
-        job.tally->values[Tally::server(job.node_of(target), 1)] += bytes[op];
+        job.tally->values[Tally::server(job.node_of(target), 1)] += bytes;
       }
     }
   }
@@ -129,7 +138,7 @@ void accumulate_family(const Job& job, const char* path_name, int path) {
     job.check->expect(base[k] == expected, std::string(path_name) + ": element " + std::to_string(k) + " is " +
                                                std::to_string(base[k]) + ", expected " + std::to_string(expected));
   }
-  for (int k = kGetAccumulateAt; k <= kFetchAt; ++k) {
+  for (const int k : {kGetAccumulateAt, kGetAccumulateAt + 1, kFetchAt, kRequestAt}) {
     job.check->expect(base[k] == job.size, std::string(path_name) + ": element " + std::to_string(k) + " is " +
                                                std::to_string(base[k]) + ", expected " + std::to_string(job.size));
   }
