@@ -27,10 +27,10 @@ class Failure(Exception):
     pass
 
 
-def run(command, env, what, timeout):
+def run_status(command, env, what, timeout):
     """Runs command in a session of its own, so a timeout stops mpiexec and
-    its proxies too; returns stdout (stderr merged), or raises Failure with
-    the output's tail."""
+    its proxies too; returns (exit status, stdout with stderr merged), or
+    raises Failure after the timeout."""
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)
     try:
@@ -41,8 +41,14 @@ def run(command, env, what, timeout):
         if isinstance(error, subprocess.TimeoutExpired):
             raise Failure(f"{what}: no result after {timeout} s; stopped") from None
         raise
-    if process.returncode != 0:
-        raise Failure(f"{what} failed (exit {process.returncode}):\n  $ {' '.join(command)}\n" +
+    return process.returncode, output
+
+
+def run(command, env, what, timeout):
+    """run_status, and a failed command raises Failure with the output's tail."""
+    status, output = run_status(command, env, what, timeout)
+    if status != 0:
+        raise Failure(f"{what} failed (exit {status}):\n  $ {' '.join(command)}\n" +
                       "\n".join("  | " + line for line in output.splitlines()[-30:]))
     return output
 
