@@ -75,6 +75,9 @@ class ManagedWindow {
   const std::string& reason() const { return reason_; }
   std::uint64_t id() const { return id_; }
   MPI_Win user_window() const { return user_.get(); }
+  // Whether window rank `target` (a valid one) shares this process's node:
+  // owner-computes then applies operations on it here, not at a server.
+  bool same_node(int target) const { return targets_[static_cast<std::size_t>(target)].same_node; }
 
   // The family on owner and caller windows. `request`, if given, receives a
   // request that completes with the call (fetching calls: when the result

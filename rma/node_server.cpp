@@ -10,6 +10,7 @@
 #include <string>
 
 #include "rma/protocol.hpp"
+#include "rma/server_counters.hpp"
 #include "common/log.hpp"
 
 namespace shim::rma {
@@ -74,6 +75,7 @@ void NodeServer::run() {
     std::vector<unsigned char> buffer;
     MPI_Request request = MPI_REQUEST_NULL;
   };
+  server_counters().start();
   std::vector<Slot> slots(kReceiveSlots);
   auto post = [this](Slot& slot) {
     require(PMPI_Irecv_c(slot.buffer.data(), kMaxRequestBytes, MPI_BYTE, MPI_ANY_SOURCE, tags::kServerRequest, comm_,
@@ -93,6 +95,7 @@ void NodeServer::run() {
     MPI_Status status;
     require(PMPI_Test(&slot.request, &arrived, &status), "MPI_Test");
     if (arrived) {
+      const ServerCounters::BusyTime busy;
       MPI_Count bytes = 0;
       require(PMPI_Get_count_c(&status, MPI_BYTE, &bytes), "MPI_Get_count");
       handle(status.MPI_SOURCE, slot.buffer.data(), bytes);
@@ -162,6 +165,7 @@ std::int64_t NodeServer::handle_one(int source, const unsigned char* request, st
       status = memory->apply(header.target_local, header.target_offset, runs, payload, header.data_bytes, header.op,
                              header.basic, result.empty() ? nullptr : result.data(),
                              cas ? payload + header.data_bytes : nullptr);
+      server_counters().applied(header.data_bytes);
     }
   }
   if (header.flags & kWantResult) {

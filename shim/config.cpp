@@ -40,10 +40,21 @@ constexpr std::array kSpecs = {
                 "1: rank 0 of each communicator prints each decision (communicator, size class, algorithm, "
                 "reason) the first time it is taken",
                 [](std::string_view t, Config& c) { return parse_switch(t, c.verbose); }},
-    SettingSpec{"SHIM_STATS", "0|1", "0",
-                "1: report at MPI_Finalize: calls and bytes per algorithm and size class, inter- and "
-                "intra-node messages and bytes, beside a flat exchange's",
-                [](std::string_view t, Config& c) { return parse_switch(t, c.stats); }},
+    SettingSpec{"SHIM_STATS", "0|1|FILE (%r: rank, %j: job id, %%: %)", "0",
+                "1: a report at MPI_Finalize on stderr, summed over the job: alltoall and broadcast per algorithm "
+                "and size, the accumulate family per operation and path, its servers' load, mirrored windows. "
+                "FILE: the same report to that file; with %r each process writes its own",
+                [](std::string_view t, Config& c) {
+                  if (parse_switch(t, c.stats)) {
+                    c.stats_path.fill('\0');
+                    return true;
+                  }
+                  if (t.empty() || t.size() >= c.stats_path.size()) return false;
+                  c.stats = true;
+                  c.stats_path.fill('\0');
+                  t.copy(c.stats_path.data(), t.size());
+                  return true;
+                }},
     SettingSpec{"SHIM_NODE_SIZE", "integer >= 1", "unset (detect nodes)",
                 "virtual nodes: world ranks [0,k), [k,2k), ... count as one node each, replacing detection",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 1 << 30, c.node_size); }},
@@ -97,10 +108,10 @@ constexpr std::array kSpecs = {
                   return true;
                 }},
     SettingSpec{"SHIM_ACCUMULATE", "auto|owner|caller|native", "auto",
-                "path of the accumulate family on windows from MPI_Win_allocate: owner-computes (same node in "
-                "shared memory, remote through the target node's server), caller-computes (lock, get, compute, "
-                "put, unlock) or native MPI; auto chooses from the policy table. The window info key "
-                "shim_accumulate overrides it per window",
+                "path of the accumulate family on windows from MPI_Win_allocate and MPI_Win_create: owner-computes (same "
+                "node in shared memory or by cross-memory attach, remote through the target node's server), "
+                "caller-computes (lock, get, compute, put, unlock) or native MPI; auto chooses from the policy table. "
+                "The window info key shim_accumulate overrides it per window",
                 [](std::string_view t, Config& c) { return parse_choice(t, rma::kAccumulatePaths, c.accumulate); }},
     SettingSpec{"SHIM_SERVER", "0|1", "1",
                 "1: one communication server thread per node (in its lowest world rank) applies accumulates "

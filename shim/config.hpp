@@ -53,6 +53,7 @@ struct Config {
   Choice<coll::AlltoallAlgorithm> alltoall;
   bool verbose = false;
   bool stats = false;
+  std::array<char, 1024> stats_path{};  // SHIM_STATS=FILE, placeholders unexpanded; empty: stderr
   int node_size = 0;  // 0: detect nodes; k > 0: k consecutive world ranks form one node
   topo::NicClass nic = topo::NicClass::onload;
   bool nic_explicit = false;  // SHIM_NIC given: a profile's NIC class does not replace it

@@ -13,6 +13,7 @@
 #include "shim/export.hpp"
 #include "common/log.hpp"
 #include "shim/runtime.hpp"
+#include "shim/stats.hpp"
 
 struct shim_mirror_s {
   std::unique_ptr<shim::mirror::MirroredWindow> window;
@@ -26,6 +27,7 @@ namespace {
 
 using shim::mirror::report_error;
 using shim::mirror::Range;
+using shim::stats::MirrorOp;
 
 int raise(MPI_Comm comm, int rc) {
   if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, rc);
@@ -89,6 +91,19 @@ int null_handle(const char* function, const char* what) {
 
 int null_pointer(MPI_Comm comm, const char* function, const char* what) {
   return raise(comm, report_error(MPI_ERR_ARG, std::string(function) + ": " + what + " is NULL"));
+}
+
+// SHIM_STATS: a call on `count` elements of the window that succeeded;
+// passes `rc` through.
+int counted(const shim::mirror::MirroredWindow& w, MirrorOp op, MPI_Count count, int rc = MPI_SUCCESS) {
+  if (rc != MPI_SUCCESS || !shim::config().stats) return rc;
+  int size = 0;
+  int rank = 0;
+  // The window's datatype is predefined and its communicator valid: neither can fail.
+  static_cast<void>(PMPI_Type_size(w.type(), &size));
+  static_cast<void>(PMPI_Comm_rank(w.comm(), &rank));
+  shim::stats::record_mirror(op, count * size, rank == 0);
+  return rc;
 }
 
 void announce(const shim::CommState& state, const shim::mirror::MirroredWindow& window) {
@@ -190,7 +205,7 @@ SHIM_EXPORT int shim_mirror_get(shim_mirror mirror, MPI_Count first, MPI_Count c
   if (int rc = check_range(w.comm(), kFunction, first, count, w.count()); rc != MPI_SUCCESS) return rc;
   if (buffer == nullptr && count > 0) return null_pointer(w.comm(), kFunction, "buffer");
   w.get({first, count}, buffer);
-  return MPI_SUCCESS;
+  return counted(w, MirrorOp::get, count);
 }
 
 SHIM_EXPORT int shim_mirror_put(shim_mirror mirror, MPI_Count first, MPI_Count count, const void* buffer) {
@@ -200,7 +215,7 @@ SHIM_EXPORT int shim_mirror_put(shim_mirror mirror, MPI_Count first, MPI_Count c
   if (int rc = check_range(w.comm(), kFunction, first, count, w.count()); rc != MPI_SUCCESS) return rc;
   if (buffer == nullptr && count > 0) return null_pointer(w.comm(), kFunction, "buffer");
   w.put({first, count}, buffer);
-  return MPI_SUCCESS;
+  return counted(w, MirrorOp::put, count);
 }
 
 SHIM_EXPORT int shim_mirror_acc(shim_mirror mirror, MPI_Count first, MPI_Count count, const void* buffer,
@@ -211,7 +226,7 @@ SHIM_EXPORT int shim_mirror_acc(shim_mirror mirror, MPI_Count first, MPI_Count c
   if (int rc = check_range(w.comm(), kFunction, first, count, w.count()); rc != MPI_SUCCESS) return rc;
   if (buffer == nullptr && count > 0) return null_pointer(w.comm(), kFunction, "buffer");
   w.accumulate({first, count}, buffer, scale);
-  return MPI_SUCCESS;
+  return counted(w, MirrorOp::acc, count);
 }
 
 SHIM_EXPORT int shim_mirror_sync(shim_mirror mirror) {
@@ -221,13 +236,14 @@ SHIM_EXPORT int shim_mirror_sync(shim_mirror mirror) {
 
 SHIM_EXPORT int shim_mirror_zero(shim_mirror mirror) {
   if (mirror == nullptr) return null_handle("shim_mirror_zero", "mirror");
-  return raise(mirror->window->comm(), mirror->window->zero());
+  auto& w = *mirror->window;
+  return raise(w.comm(), counted(w, MirrorOp::zero, w.count(), w.zero()));
 }
 
 SHIM_EXPORT int shim_mirror_merge(shim_mirror mirror) {
   if (mirror == nullptr) return null_handle("shim_mirror_merge", "mirror");
   auto& w = *mirror->window;
-  return raise(w.comm(), w.merge({0, w.count()}));
+  return raise(w.comm(), counted(w, MirrorOp::merge, w.count(), w.merge({0, w.count()})));
 }
 
 SHIM_EXPORT int shim_mirror_merge_patch(shim_mirror mirror, MPI_Count first, MPI_Count count) {
@@ -236,7 +252,7 @@ SHIM_EXPORT int shim_mirror_merge_patch(shim_mirror mirror, MPI_Count first, MPI
   auto& w = *mirror->window;
   if (int rc = check_range(w.comm(), kFunction, first, count, w.count(), reports_for(w.comm())); rc != MPI_SUCCESS)
     return rc;
-  return raise(w.comm(), w.merge({first, count}));
+  return raise(w.comm(), counted(w, MirrorOp::merge_patch, count, w.merge({first, count})));
 }
 
 SHIM_EXPORT int shim_mirror_merge_sparse(shim_mirror mirror, MPI_Count block_elements) {
@@ -247,7 +263,7 @@ SHIM_EXPORT int shim_mirror_merge_sparse(shim_mirror mirror, MPI_Count block_ele
     return raise(w.comm(), report_error(MPI_ERR_ARG, std::string(kFunction) + ": block_elements " +
                                                        std::to_string(block_elements) + " must be positive",
                                                        reports_for(w.comm())));
-  return raise(w.comm(), w.merge_sparse(block_elements));
+  return raise(w.comm(), counted(w, MirrorOp::merge_sparse, w.count(), w.merge_sparse(block_elements)));
 }
 
 SHIM_EXPORT int shim_distributed_create(MPI_Count count, MPI_Datatype type, MPI_Comm comm, shim_distributed* array) {
@@ -309,7 +325,8 @@ SHIM_EXPORT int shim_mirror_copy_from_distributed(shim_mirror mirror, shim_distr
   auto& w = *mirror->window;
   if (int rc = shim::mirror::check_compatible(kFunction, w, *array->array); rc != MPI_SUCCESS)
     return raise(w.comm(), rc);
-  return raise(w.comm(), shim::mirror::copy_from_distributed(w, *array->array));
+  const int rc = shim::mirror::copy_from_distributed(w, *array->array);
+  return raise(w.comm(), counted(w, MirrorOp::copy_in, w.count(), rc));
 }
 
 SHIM_EXPORT int shim_mirror_copy_to_distributed(shim_mirror mirror, shim_distributed array) {
@@ -319,5 +336,6 @@ SHIM_EXPORT int shim_mirror_copy_to_distributed(shim_mirror mirror, shim_distrib
   auto& w = *mirror->window;
   if (int rc = shim::mirror::check_compatible(kFunction, w, *array->array); rc != MPI_SUCCESS)
     return raise(w.comm(), rc);
-  return raise(w.comm(), shim::mirror::copy_to_distributed(w, *array->array));
+  const int rc = shim::mirror::copy_to_distributed(w, *array->array);
+  return raise(w.comm(), counted(w, MirrorOp::copy_out, w.count(), rc));
 }

@@ -18,12 +18,14 @@
 #include "shim/export.hpp"
 #include "shim/rma_startup.hpp"
 #include "shim/runtime.hpp"
+#include "shim/stats.hpp"
 
 namespace {
 
 using shim::rma::AccumulateCall;
 using shim::rma::AccumulatePath;
 using shim::rma::ManagedWindow;
+using Op = shim::stats::AccumulateOp;
 
 // The window's state when shim handles its accumulates; nullptr sends the
 // call to MPI as it is.
@@ -33,8 +35,32 @@ ManagedWindow* managed(MPI_Win win) {
   return window != nullptr && window->path() != AccumulatePath::native ? window : nullptr;
 }
 
-int run(ManagedWindow* window, const AccumulateCall& call, MPI_Request* request) {
-  return shim::raise_on_window(window->user_window(), window->accumulate(call, request));
+// SHIM_STATS: a call that succeeded, by operation and the path it took
+// (`window`: nullptr when MPI ran it); bytes as the call names them at the
+// target.
+void count_call(Op op, const ManagedWindow* window, int target, MPI_Count target_count, MPI_Datatype target_type) {
+  if (!shim::config().stats || target == MPI_PROC_NULL || !shim::shim_active()) return;
+  MPI_Count size = 0;
+  // MPI accepted the datatype in the call that succeeded, so it has a size.
+  static_cast<void>(PMPI_Type_size_c(target_type, &size));
+  using Path = shim::stats::AccumulatePath;
+  const Path path = window == nullptr                          ? Path::native
+                    : window->path() == AccumulatePath::caller ? Path::caller
+                    : window->same_node(target)                ? Path::same_node
+                                                               : Path::server;
+  shim::stats::record_accumulate(op, path, target_count * size);
+}
+
+int run(Op op, ManagedWindow* window, const AccumulateCall& call, MPI_Request* request) {
+  const int rc = shim::raise_on_window(window->user_window(), window->accumulate(call, request));
+  if (rc == MPI_SUCCESS) count_call(op, window, call.target, call.target_count, call.target_type);
+  return rc;
+}
+
+// `rc`: the PMPI_* call's, made by the caller.
+int native(Op op, int target, MPI_Count target_count, MPI_Datatype target_type, int rc) {
+  if (rc == MPI_SUCCESS) count_call(op, nullptr, target, target_count, target_type);
+  return rc;
 }
 
 AccumulateCall accumulate_call(const void* origin, MPI_Count origin_count, MPI_Datatype origin_type, int target,
@@ -165,11 +191,14 @@ SHIM_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Da
                                MPI_Op op, MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                           target_datatype, op, win);
+    return native(Op::accumulate, target_rank, target_count, target_datatype,
+                  PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                                  target_datatype, op, win));
   }
-  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                                     target_count, target_datatype, op), nullptr);
+  return run(Op::accumulate, window,
+             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                             target_datatype, op),
+             nullptr);
 }
 
 SHIM_EXPORT int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
@@ -177,11 +206,14 @@ SHIM_EXPORT int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count
                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                             target_datatype, op, win);
+    return native(Op::accumulate, target_rank, target_count, target_datatype,
+                  PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                                    target_datatype, op, win));
   }
-  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                                     target_count, target_datatype, op), nullptr);
+  return run(Op::accumulate, window,
+             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                             target_datatype, op),
+             nullptr);
 }
 
 SHIM_EXPORT int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -189,11 +221,14 @@ SHIM_EXPORT int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_D
                                 MPI_Op op, MPI_Win win, MPI_Request* request) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                            target_datatype, op, win, request);
+    return native(Op::accumulate, target_rank, target_count, target_datatype,
+                  PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                                   target_datatype, op, win, request));
   }
-  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                                     target_count, target_datatype, op), request);
+  return run(Op::accumulate, window,
+             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                             target_datatype, op),
+             request);
 }
 
 SHIM_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
@@ -201,11 +236,14 @@ SHIM_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_coun
                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                              target_datatype, op, win, request);
+    return native(Op::accumulate, target_rank, target_count, target_datatype,
+                  PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                                     target_datatype, op, win, request));
   }
-  return run(window, accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                                     target_count, target_datatype, op), request);
+  return run(Op::accumulate, window,
+             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                             target_datatype, op),
+             request);
 }
 
 SHIM_EXPORT int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -214,11 +252,14 @@ SHIM_EXPORT int MPI_Get_accumulate(const void* origin_addr, int origin_count, MP
                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                               result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return native(
+        Op::get_accumulate, target_rank, target_count, target_datatype,
+        PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                            target_rank, target_disp, target_count, target_datatype, op, win));
   }
-  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+  return run(Op::get_accumulate, window,
+             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                           target_rank, target_disp, target_count, target_datatype, op),
              nullptr);
 }
 
@@ -228,11 +269,14 @@ SHIM_EXPORT int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_c
                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                 result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return native(
+        Op::get_accumulate, target_rank, target_count, target_datatype,
+        PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                              target_rank, target_disp, target_count, target_datatype, op, win));
   }
-  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+  return run(Op::get_accumulate, window,
+             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                           target_rank, target_disp, target_count, target_datatype, op),
              nullptr);
 }
 
@@ -242,12 +286,14 @@ SHIM_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count, M
                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
-                                request);
+    return native(
+        Op::get_accumulate, target_rank, target_count, target_datatype,
+        PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                             target_rank, target_disp, target_count, target_datatype, op, win, request));
   }
-  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+  return run(Op::get_accumulate, window,
+             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                           target_rank, target_disp, target_count, target_datatype, op),
              request);
 }
 
@@ -257,12 +303,14 @@ SHIM_EXPORT int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_
                                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                  result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
-                                  request);
+    return native(
+        Op::get_accumulate, target_rank, target_count, target_datatype,
+        PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                               target_rank, target_disp, target_count, target_datatype, op, win, request));
   }
-  return run(window, fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op),
+  return run(Op::get_accumulate, window,
+             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                           target_rank, target_disp, target_count, target_datatype, op),
              request);
 }
 
@@ -270,24 +318,29 @@ SHIM_EXPORT int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI
                                  MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    return native(Op::fetch_and_op, target_rank, 1, datatype,
+                  PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win));
   }
-  return run(window, fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
-                                   datatype, op), nullptr);
+  return run(
+      Op::fetch_and_op, window,
+      fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op),
+      nullptr);
 }
 
 SHIM_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
                                      MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
-    return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    return native(
+        Op::compare_and_swap, target_rank, 1, datatype,
+        PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win));
   }
   // Compare-and-swap is the family's one operation that is not an op: run
   // as a fetching replace that only writes on a match.
   AccumulateCall call = fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
                                       1, datatype, MPI_REPLACE);
   call.compare = compare_addr;
-  return run(window, call, nullptr);
+  return run(Op::compare_and_swap, window, call, nullptr);
 }
 
 // The epoch calls: MPI's call first, then the window notes what it opened
@@ -319,40 +372,33 @@ SHIM_EXPORT int MPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
                [&](ManagedWindow& window) { return window.note_start(group); });
 }
 
-SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
+// An epoch-closing call: what shim shipped completes first, then MPI's own
+// call, then the window notes the epoch closed.
+template <typename PmpiCall, typename Note>
+int closing(MPI_Win win, PmpiCall pmpi_call, Note note) {
   return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& window) {
-      window.note_unlock(rank);
+    return noted(win, pmpi_call, [&](ManagedWindow& window) {
+      note(window);
       return MPI_SUCCESS;
     });
   });
+}
+
+SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
+  return closing(win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& w) { w.note_unlock(rank); });
 }
 
 SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_unlock_all(win); }, [&](ManagedWindow& window) {
-      window.note_unlock_all();
-      return MPI_SUCCESS;
-    });
-  });
+  return closing(win, [&] { return PMPI_Win_unlock_all(win); }, [](ManagedWindow& w) { w.note_unlock_all(); });
 }
 
 SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
-  return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_fence(assert_flags, win); }, [&](ManagedWindow& window) {
-      window.note_fence(assert_flags);
-      return MPI_SUCCESS;
-    });
-  });
+  return closing(win, [&] { return PMPI_Win_fence(assert_flags, win); },
+                 [&](ManagedWindow& w) { w.note_fence(assert_flags); });
 }
 
 SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
-  return after_completion(win, [&] {
-    return noted(win, [&] { return PMPI_Win_complete(win); }, [&](ManagedWindow& window) {
-      window.note_complete();
-      return MPI_SUCCESS;
-    });
-  });
+  return closing(win, [&] { return PMPI_Win_complete(win); }, [](ManagedWindow& w) { w.note_complete(); });
 }
 
 SHIM_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {

@@ -12,7 +12,7 @@
 #include "common/log.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/rma_startup.hpp"
-#include "shim/stats.hpp"
+#include "shim/stats_output.hpp"
 
 namespace shim {
 
@@ -86,28 +86,6 @@ void inspect_world() {
   refresh_fast_paths();
 }
 
-void print_stats_report() {
-  stats::Table table = stats::snapshot();
-  std::string scope = "this process only (shim started lazily, so no job-wide sum)";
-  if (g_mode == StartMode::collective) {
-    // Sum over the job on rank 0; every process reaches this in MPI_Finalize.
-    static_assert(sizeof(stats::Table) == sizeof(std::uint64_t) * stats::kFieldCount * stats::kSizeClasses *
-                                              stats::kAlgorithmSlots * stats::kCollectives);
-    stats::Table sums{};
-    if (PMPI_Reduce(table.data(), sums.data(), static_cast<int>(sizeof(table) / sizeof(std::uint64_t)),
-                    MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
-      print_line("SHIM_STATS: the counters could not be summed over the job; no report");
-      return;
-    }
-    if (g_world_rank != 0) return;
-    table = sums;
-    scope = "summed over " + std::to_string(g_world_size) + " processes";
-  }
-  for (const std::string& line : stats::report_lines(table, scope)) {
-    print_line(g_mode == StartMode::lazy ? "[rank " + std::to_string(g_world_rank) + "] " + line : line);
-  }
-}
-
 }  // namespace
 
 void start_runtime(StartMode mode) {
@@ -142,7 +120,7 @@ void start_runtime(StartMode mode) {
 void stop_runtime(StopCause cause) {
   std::lock_guard lock(g_lifecycle);
   if (g_phase.load() != Phase::running) return;
-  if (g_config.stats) print_stats_report();
+  if (g_config.stats) stats::write_report(g_mode == StartMode::collective);
   stop_rma_wing();
   drop_comm_state(MPI_COMM_WORLD);
   // Inside the hook, MPI is already deleting MPI_COMM_SELF's attributes and

@@ -19,9 +19,30 @@ static_assert(static_cast<int>(coll::AlltoallAlgorithm::native) == 0 && static_c
 
 // Written by one thread only; atomic so other threads may read it.
 using AtomicCounters = std::array<std::atomic<std::uint64_t>, kFieldCount>;
+using AtomicRmaCounters = std::array<std::atomic<std::uint64_t>, kRmaFieldCount>;
 struct ThreadCounters {
   std::array<std::array<std::array<AtomicCounters, kSizeClasses>, kAlgorithmSlots>, kCollectives> rows{};
+  std::array<std::array<AtomicRmaCounters, kAccumulatePaths>, kAccumulateOps> accumulate{};
+  std::array<AtomicRmaCounters, kMirrorOps> mirror{};
 };
+
+// Only the owning thread writes, so a load and a store suffice.
+void add(std::atomic<std::uint64_t>& counter, std::uint64_t delta) {
+  if (delta != 0) counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
+
+void add_rma(AtomicRmaCounters& row, bool counts_op, std::int64_t bytes) {
+  add(row[rma_calls], 1);
+  if (!counts_op) return;
+  add(row[rma_ops], 1);
+  add(row[rma_bytes], static_cast<std::uint64_t>(bytes));
+}
+
+RmaCounters read_rma(const AtomicRmaCounters& row) {
+  RmaCounters values{};
+  for (int f = 0; f < kRmaFieldCount; ++f) values[f] = row[f].load(std::memory_order_relaxed);
+  return values;
+}
 
 // Blocks outlive their threads: a finished thread's calls still count.
 std::mutex g_registry_mutex;
@@ -40,14 +61,12 @@ std::string_view collective_name(int collective) {
   return static_cast<Collective>(collective) == Collective::alltoall ? "alltoall" : "bcast";
 }
 
-std::string_view algorithm_name(int collective, int algorithm) {
-  if (static_cast<Collective>(collective) == Collective::alltoall) {
-    return name(static_cast<coll::AlltoallAlgorithm>(algorithm));
-  }
+}  // namespace
+
+std::string_view algorithm_name(Collective collective, int algorithm) {
+  if (collective == Collective::alltoall) return name(static_cast<coll::AlltoallAlgorithm>(algorithm));
   return name(static_cast<coll::BcastAlgorithm>(algorithm));
 }
-
-}  // namespace
 
 int size_class(std::int64_t bytes) {
   if (bytes <= 1) return 0;
@@ -72,9 +91,34 @@ void record(const Record& r) {
 
   AtomicCounters& row =
       this_thread_counters().rows[static_cast<int>(r.collective)][r.algorithm][size_class(r.size_bytes)];
-  for (int f = 0; f < kFieldCount; ++f) {
-    if (delta[f] != 0) row[f].store(row[f].load(std::memory_order_relaxed) + delta[f], std::memory_order_relaxed);
+  for (int f = 0; f < kFieldCount; ++f) add(row[f], delta[f]);
+}
+
+void record_accumulate(AccumulateOp op, AccumulatePath path, std::int64_t bytes) {
+  add_rma(this_thread_counters().accumulate[static_cast<int>(op)][static_cast<int>(path)], true, bytes);
+}
+
+void record_mirror(MirrorOp op, std::int64_t bytes, bool rank_zero) {
+  const bool local = op == MirrorOp::get || op == MirrorOp::put || op == MirrorOp::acc;
+  add_rma(this_thread_counters().mirror[static_cast<int>(op)], local || rank_zero, bytes);
+}
+
+RmaTable rma_snapshot() {
+  RmaTable table{};
+  std::lock_guard lock(g_registry_mutex);
+  for (const auto& counters : g_registry) {
+    for (int o = 0; o < kAccumulateOps; ++o) {
+      for (int p = 0; p < kAccumulatePaths; ++p) {
+        const RmaCounters row = read_rma(counters->accumulate[o][p]);
+        for (int f = 0; f < kRmaFieldCount; ++f) table.accumulate[o][p][f] += row[f];
+      }
+    }
+    for (int m = 0; m < kMirrorOps; ++m) {
+      const RmaCounters row = read_rma(counters->mirror[m]);
+      for (int f = 0; f < kRmaFieldCount; ++f) table.mirror[m][f] += row[f];
+    }
   }
+  return table;
 }
 
 Table snapshot() {
@@ -104,6 +148,14 @@ void reset() {
         }
       }
     }
+    for (auto& op : counters->accumulate) {
+      for (auto& row : op) {
+        for (auto& field : row) field.store(0, std::memory_order_relaxed);
+      }
+    }
+    for (auto& row : counters->mirror) {
+      for (auto& field : row) field.store(0, std::memory_order_relaxed);
+    }
   }
 }
 
@@ -129,8 +181,9 @@ std::vector<std::string> report_lines(const Table& table, const std::string& sco
       for (int s = 0; s < kSizeClasses; ++s) {
         const Counters& row = table[c][a][s];
         if (row[calls] == 0) continue;
-        std::string line = "stats: " + std::string(collective_name(c)) + " algo=" +
-                           std::string(algorithm_name(c, a)) + (c == 0 ? " block" : " size") + size_class_label(s);
+        std::string line = "stats: " + std::string(collective_name(c)) +
+                           " algo=" + std::string(algorithm_name(static_cast<Collective>(c), a)) +
+                           (c == 0 ? " block" : " size") + size_class_label(s);
         for (int f = 0; f < kFieldCount; ++f) {
           const bool hidden = native && f >= inter_messages && f <= intra_bytes;
           line += std::string(" ") + kKeys[f] + "=" + (hidden ? std::string("n/a") : std::to_string(row[f]));

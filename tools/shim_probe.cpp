@@ -1,5 +1,6 @@
-// shim-probe: measures the network between the nodes of a job once (seed 003,
-// ECO Sections 3-4) and writes the profile shim loads with SHIM_PROFILE.
+// shim-probe: measures the network between the nodes of a job once (Lowekamp and
+// Beguelin, "ECO: Efficient Collective Operations for Communication on
+// Heterogeneous Networks", Sections 3-4) and writes the profile shim loads with SHIM_PROFILE.
 //
 //   mpiexec -n <ranks> shim-probe [--output FILE] [--sizes LIST] [--reps N]
 //                                 [--partition-size BYTES] [--stream BYTES]
@@ -13,7 +14,8 @@
 //      ambient traffic, as ECO argues), one node leader pair at a time;
 //   2. bidirectional throughput between every pair of nodes with 1..ppn
 //      concurrent sender pairs: growing throughput means an onload NIC,
-//      flat throughput an offload one (seed 001, Figures 2-4);
+//      flat throughput an offload one (Kumar, Mamidala, Panda,
+//      "Scaling Alltoall Collective on Multi-core Systems", Figures 2-4);
 //   3. the fan-out of broadcast trees: whether one host feeding two peers
 //      at once gets more through than feeding one (else k = 1, a chain);
 //   4. ECO's partition of the largest size's costs into subnets.

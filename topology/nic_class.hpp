@@ -1,4 +1,5 @@
-// How a node's network interface behaves under concurrent senders (seed 001,
+// How a node's network interface behaves under concurrent senders (Kumar,
+// Mamidala, Panda, "Scaling Alltoall Collective on Multi-core Systems",
 // Figures 2-4): onload NICs gain throughput from more sending cores, offload
 // NICs do not and suffer from contention.
 #pragma once

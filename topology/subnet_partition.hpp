@@ -1,4 +1,5 @@
-// ECO's partition of hosts into subnets (seed 003, Section 4.1, Figure 2),
+// ECO's partition of hosts into subnets (Lowekamp and Beguelin, "ECO: Efficient Collective
+// Operations for Communication on Heterogeneous Networks", Section 4.1, Figure 2),
 // from a matrix of measured communication costs.
 #pragma once
 
