@@ -19,6 +19,7 @@ constexpr std::string_view kUsage = R"(      (2 ranks: rank 0 the origin, rank 1
   --warmup N     untimed accumulates per path and size; default 5
   --rounds R     rounds per size, each one idle and one busy batch of every path; default 5
   --paths LIST   from native,caller,owner,auto; default native,caller,owner
+  --memory M     allocate (MPI_Win_allocate) or create (MPI_Win_create over the benchmark's memory); default allocate
 )";
 
 void benchmark(const bench::Args& args) {
@@ -30,7 +31,7 @@ void benchmark(const bench::Args& args) {
   const auto paths = args.choose("--paths", bench::kAccumulatePaths, "native,caller,owner");
   if (sizes.front() < 8) throw bench::UsageError("sizes must be at least 8 bytes (one double)");
   if (bench::ranks() < 2) throw bench::UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
-  const bench::PathWindows windows(paths, sizes.back());
+  const bench::PathWindows windows(paths, sizes.back(), args.choose("--memory", bench::kWindowMemory, "allocate").at(0));
   bench::first_use(windows);
 
   const bench::Report report(args,
@@ -40,7 +41,7 @@ void benchmark(const bench::Args& args) {
                                  " s stretches without MPI calls (busy; one "
                                  "MPI_Test between stretches; batches stop after " +
                                  bench::format_number(cap) + " s) against the target waiting in MPI_Wait (idle)");
-  report.line("windows (MPI_Win_allocate, " + bench::format_bytes(sizes.back()) +
+  report.line("windows (" + windows.made_by() + ", " + bench::format_bytes(sizes.back()) +
               " per rank, info shim_accumulate -> the path shim took): " + windows.reported());
   report.line("method: per size " + std::to_string(warmup) + " warm-up accumulates per path size the batches, then " +
               std::to_string(rounds) +

@@ -32,7 +32,7 @@ void compute_for(double seconds) {
 
 }  // namespace
 
-PathWindows::PathWindows(const std::vector<std::string>& paths, std::int64_t bytes)
+PathWindows::PathWindows(const std::vector<std::string>& paths, std::int64_t bytes, const std::string& memory)
     : paths_(paths), elements_(bytes / 8) {
   for (const std::string& path : paths) {
     MPI_Info info = MPI_INFO_NULL;
@@ -40,8 +40,17 @@ PathWindows::PathWindows(const std::vector<std::string>& paths, std::int64_t byt
     check(MPI_Info_set(info, "shim_accumulate", path.c_str()), "MPI_Info_set");
     void* base = nullptr;
     windows_.push_back(MPI_WIN_NULL);
-    check(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), sizeof(double), info, MPI_COMM_WORLD, &base, &windows_.back()),
-          "MPI_Win_allocate");
+    if (memory == "create") {
+      memory_.push_back(page_aligned(static_cast<std::size_t>(bytes)));
+      base = memory_.back().get();
+      std::memset(base, 0, static_cast<std::size_t>(bytes));
+      check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), sizeof(double), info, MPI_COMM_WORLD, &windows_.back()),
+            "MPI_Win_create");
+    } else {
+      check(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), sizeof(double), info, MPI_COMM_WORLD, &base,
+                             &windows_.back()),
+            "MPI_Win_allocate");
+    }
     bases_.push_back(static_cast<double*>(base));
     MPI_Info_free(&info);
   }
@@ -50,6 +59,8 @@ PathWindows::PathWindows(const std::vector<std::string>& paths, std::int64_t byt
 PathWindows::~PathWindows() {
   for (MPI_Win& window : windows_) MPI_Win_free(&window);
 }
+
+std::string PathWindows::made_by() const { return memory_.empty() ? "MPI_Win_allocate" : "MPI_Win_create"; }
 
 std::string PathWindows::reported() const {
   std::string text;

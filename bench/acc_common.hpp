@@ -19,11 +19,15 @@ namespace bench {
 // The values of the info key shim_accumulate, in table order.
 const std::vector<std::string> kAccumulatePaths = {"native", "caller", "owner", "auto"};
 
-// Collective over MPI_COMM_WORLD: one MPI_Win_allocate window of doubles per
-// path, `bytes` on this rank.
+// How the windows get their memory: MPI_Win_allocate, or MPI_Win_create over
+// page-aligned memory the benchmark allocated.
+const std::vector<std::string> kWindowMemory = {"allocate", "create"};
+
+// Collective over MPI_COMM_WORLD: one window of doubles per path, `bytes` on
+// this rank, made by MPI_Win_allocate or MPI_Win_create (`memory`).
 class PathWindows {
  public:
-  PathWindows(const std::vector<std::string>& paths, std::int64_t bytes);
+  PathWindows(const std::vector<std::string>& paths, std::int64_t bytes, const std::string& memory = "allocate");
   ~PathWindows();
   PathWindows(const PathWindows&) = delete;
   PathWindows& operator=(const PathWindows&) = delete;
@@ -34,11 +38,14 @@ class PathWindows {
   // "native -> native, auto -> owner": the path asked for and the one shim
   // took (shim_win_accumulate_path).
   std::string reported() const;
+  // "MPI_Win_allocate" or "MPI_Win_create".
+  std::string made_by() const;
 
  private:
   std::vector<std::string> paths_;
   std::vector<MPI_Win> windows_;
   std::vector<double*> bases_;
+  std::vector<Buffer> memory_;  // MPI_Win_create's
   std::int64_t elements_;
 };
 

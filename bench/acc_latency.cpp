@@ -22,6 +22,7 @@ constexpr std::string_view kUsage = R"(      (2 ranks: rank 0 the origin, rank 1
   --rounds R     rounds per size, each one latency and one bandwidth batch of every path; default 7
   --window W     accumulates per flush in the bandwidth batches; default 64
   --paths LIST   from native,caller,owner,auto; default native,caller,owner
+  --memory M     allocate (MPI_Win_allocate) or create (MPI_Win_create over the benchmark's memory); default allocate
 )";
 
 std::string ratio(const bench::Samples& s, int variant, int base, int field) {
@@ -36,7 +37,7 @@ void benchmark(const bench::Args& args) {
   const auto paths = args.choose("--paths", bench::kAccumulatePaths, "native,caller,owner");
   if (sizes.front() < 8) throw bench::UsageError("sizes must be at least 8 bytes (one double)");
   if (bench::ranks() < 2) throw bench::UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
-  const bench::PathWindows windows(paths, sizes.back());
+  const bench::PathWindows windows(paths, sizes.back(), args.choose("--memory", bench::kWindowMemory, "allocate").at(0));
   bench::first_use(windows);
   auto index = [&](const char* path) {
     const auto found = std::find(paths.begin(), paths.end(), path);
@@ -49,7 +50,7 @@ void benchmark(const bench::Args& args) {
                                  std::to_string(window) +
                                  " per MPI_Win_flush), rank 0 -> rank 1, passive target, one window per path, "
                                  "paths alternating in one run");
-  report.line("windows (MPI_Win_allocate, " + bench::format_bytes(sizes.back()) +
+  report.line("windows (" + windows.made_by() + ", " + bench::format_bytes(sizes.back()) +
               " per rank, info shim_accumulate -> the path shim took): " + windows.reported());
   report.line("method: per size " + std::to_string(warmup) + " warm-up accumulates per path size the batches (~" +
               args.text("--batch-ms", "50") + " ms, at most " + std::to_string(iters) + "), then " +

@@ -31,6 +31,8 @@ struct WindowFacts {
   int nodes = 1;               // nodes the window's processes are on
   bool servers_reach = false;  // every node's server is in the window's group
   bool servers_running = false;
+  bool callers_memory = false;  // MPI_Win_create: the memory is the processes' own
+  bool cross_memory = false;    // the kernel lets the node's processes reach each other's memory
 };
 
 using AccumulateRule = Rule<WindowFacts, AccumulatePath>;

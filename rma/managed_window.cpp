@@ -103,26 +103,23 @@ void free_window_keyval() {
   if (g_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Win_free_keyval(&g_keyval));
 }
 
-int ManagedWindow::create(const Allocation& allocation, const topo::Hierarchy& hierarchy, const PathRequest& request,
+int ManagedWindow::create(const Creation& creation, const topo::Hierarchy& hierarchy, const PathRequest& request,
                           void* baseptr, MPI_Win* win) {
   std::unique_ptr<ManagedWindow> w(new ManagedWindow);
-  SHIM_TRY(WindowPool::of(allocation.comm, hierarchy, w->pool_));
-  std::vector<SharedSegment> node_view;
-  SHIM_TRY(w->pool_->carve(allocation.size, w->carving_, node_view));
-  w->carved_ = true;
-  int node_rank = 0;
-  SHIM_TRY(PMPI_Comm_rank(w->pool_->node(), &node_rank));
-  w->base_ = node_view[static_cast<std::size_t>(node_rank)].base;
-  w->memory_ = std::make_shared<NodeMemory>(std::move(node_view), w->pool_->locks());
+  w->flavor_ = creation.flavor;
+  SHIM_TRY(WindowPool::of(creation.comm, hierarchy, w->pool_));
+  bool cross_memory = false;
+  SHIM_TRY(w->find_memory(creation, cross_memory));
   bool servers_reach = false;
-  SHIM_TRY(w->learn_targets(hierarchy, allocation, servers_reach));
+  SHIM_TRY(w->learn_targets(hierarchy, creation, servers_reach));
 
-  const WindowFacts facts{request.path, request.by_info_key, hierarchy.layout().nodes(), servers_reach,
-                          servers_running()};
+  const WindowFacts facts{request.path,   request.by_info_key, hierarchy.layout().nodes(),
+                          servers_reach,  servers_running(),   creation.flavor == Flavor::create,
+                          cross_memory};
   const AccumulateRule& rule = accumulate_policy().choose(facts);
   w->path_ = rule.outcome;
   w->reason_ = AccumulatePolicy::explain(rule, facts);
-  SHIM_TRY(w->create_windows(allocation));
+  SHIM_TRY(w->create_windows(creation));
   if (w->path_ == AccumulatePath::owner && servers_running()) {
     w->channel_.emplace(w->id_, server_comm(), server_comm_size());
     const int my_world = hierarchy.world_rank(w->rank_);
@@ -136,14 +133,34 @@ int ManagedWindow::create(const Allocation& allocation, const topo::Hierarchy& h
   SHIM_TRY(PMPI_Win_set_attr(w->user_.get(), g_keyval, w.get()));
   w->attached_ = true;
   *win = w->user_.get();
-  *static_cast<void**>(baseptr) = w->base_;
+  if (creation.flavor == Flavor::allocate) *static_cast<void**>(baseptr) = w->base_;
   w.release();
+  return MPI_SUCCESS;
+}
+
+// The window's memory on this node: carved from the pool for
+// MPI_Win_allocate, the caller's own for MPI_Win_create (reached by the
+// node's other processes through cross-memory attach, if the kernel allows).
+int ManagedWindow::find_memory(const Creation& creation, bool& cross_memory) {
+  std::vector<NodeSegment> node_view;
+  if (creation.flavor == Flavor::create) {
+    base_ = static_cast<unsigned char*>(creation.base);
+    SHIM_TRY(pool_->locate(base_, creation.size, node_view));
+    SHIM_TRY(pool_->cross_memory_allowed(cross_memory));
+  } else {
+    SHIM_TRY(pool_->carve(creation.size, carving_, node_view));
+    carved_ = true;
+    int node_rank = 0;
+    SHIM_TRY(PMPI_Comm_rank(pool_->node(), &node_rank));
+    base_ = node_view[static_cast<std::size_t>(node_rank)].mapped;
+  }
+  memory_ = std::make_shared<NodeMemory>(std::move(node_view), pool_->locks());
   return MPI_SUCCESS;
 }
 
 // What every process must know of every target: where it lives, its size
 // and disp_unit, and whether its node's server can reach this window.
-int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocation& allocation,
+int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Creation& creation,
                                  bool& servers_reach) {
   struct Announcement {
     std::int64_t bytes;
@@ -161,7 +178,7 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocat
   if (const int my_server = server_of(my_world); my_server >= 0) {
     SHIM_TRY(server_in_node_group(my_server, pool_->node(), reachable));
   }
-  Announcement mine{allocation.size, 0, my_world, node_rank, allocation.disp_unit, reachable ? 1 : 0};
+  Announcement mine{creation.size, 0, my_world, node_rank, creation.disp_unit, reachable ? 1 : 0};
   if (rank_ == 0) mine.id = (std::uint64_t(static_cast<std::uint32_t>(my_world)) << 32) | g_window_counter++;
   const topo::Layout& layout = hierarchy.layout();
   std::vector<Announcement> all(static_cast<std::size_t>(layout.size()));
@@ -179,21 +196,20 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Allocat
   return MPI_SUCCESS;
 }
 
-// The user's window over the shared memory, created with the user's info,
-// so MPI_Win_get_info reports accumulate_ordering and accumulate_ops as given.
-int ManagedWindow::create_windows(const Allocation& allocation) {
-  if (allocation.info != MPI_INFO_NULL) {
+// The user's window over the memory, created with the user's info, so
+// MPI_Win_get_info reports accumulate_ordering and accumulate_ops as given.
+int ManagedWindow::create_windows(const Creation& creation) {
+  if (creation.flavor == Flavor::allocate && creation.info != MPI_INFO_NULL) {
     char value[MPI_MAX_INFO_VAL + 1] = {};
     int length = MPI_MAX_INFO_VAL;
     int found = 0;
-    SHIM_TRY(PMPI_Info_get_string(allocation.info, "alloc_shm", &length, value, &found));
+    SHIM_TRY(PMPI_Info_get_string(creation.info, "alloc_shm", &length, value, &found));
     // MPICH keeps its default for anything but "true" and "false".
     if (found && std::strcmp(value, "false") == 0) alloc_shm_ = "false";
   }
-  SHIM_TRY(PMPI_Win_create(base_, allocation.size, allocation.disp_unit, allocation.info, allocation.comm,
-                           user_.out()));
+  SHIM_TRY(PMPI_Win_create(base_, creation.size, creation.disp_unit, creation.info, creation.comm, user_.out()));
   if (path_ != AccumulatePath::caller) return MPI_SUCCESS;
-  SHIM_TRY(PMPI_Win_create(base_, allocation.size, 1, MPI_INFO_NULL, pool_->comm(), caller_.out()));
+  SHIM_TRY(PMPI_Win_create(base_, creation.size, 1, MPI_INFO_NULL, pool_->comm(), caller_.out()));
   return PMPI_Win_set_errhandler(caller_.get(), MPI_ERRORS_RETURN);
 }
 

@@ -1,7 +1,9 @@
-// A window shim created for MPI_Win_allocate: its memory is node shared
-// memory (PMPI_Win_allocate_shared on a dup of the node communicator), the
-// user gets a PMPI window created over that memory, and the accumulate
-// family on it takes one path (owner, caller or native) for every size.
+// A window shim manages for MPI_Win_allocate or MPI_Win_create. For
+// MPI_Win_allocate its memory is node shared memory (carved from the
+// communicator's window pool); for MPI_Win_create it is the caller's, which
+// other processes of the node reach through cross-memory attach. The user
+// gets a PMPI_Win_create window over that memory, and the accumulate family
+// on it takes one path (owner, caller or native) for every size.
 // Owner-computes applies same-node operations directly under the node's
 // stripe locks and ships others to the target node's server; completion
 // (flush, unlock, fence, complete) waits for the servers' acknowledgements.
@@ -30,8 +32,11 @@ namespace shim::rma {
 
 class ManagedWindow {
  public:
-  // What the user passed to MPI_Win_allocate.
-  struct Allocation {
+  enum class Flavor { allocate, create };
+  // What the user passed to MPI_Win_allocate or MPI_Win_create.
+  struct Creation {
+    Flavor flavor = Flavor::allocate;
+    void* base = nullptr;  // MPI_Win_create's
     MPI_Aint size = 0;
     int disp_unit = 1;
     MPI_Info info = MPI_INFO_NULL;
@@ -49,10 +54,11 @@ class ManagedWindow {
   // Collective over the window's group, like release().
   ~ManagedWindow();
 
-  // Collective over allocation.comm, whose nodes `hierarchy` describes:
-  // allocates, creates the user's window in `win` and caches the state on
-  // it. Returns an MPI error code; on error nothing stays allocated.
-  static int create(const Allocation& allocation, const topo::Hierarchy& hierarchy, const PathRequest& request,
+  // Collective over creation.comm, whose nodes `hierarchy` describes:
+  // allocates (MPI_Win_allocate: the memory's address goes to `baseptr`),
+  // creates the user's window in `win` and caches the state on it. Returns
+  // an MPI error code; on error nothing stays allocated.
+  static int create(const Creation& creation, const topo::Hierarchy& hierarchy, const PathRequest& request,
                     void* baseptr, MPI_Win* win);
   // The state of `win`, or nullptr for windows shim did not create.
   static ManagedWindow* of(MPI_Win win);
@@ -63,6 +69,7 @@ class ManagedWindow {
   // for: MPICH's MPI_Win_allocate reports "false" if that was given, else
   // its default "true".
   const std::string& alloc_shm() const { return alloc_shm_; }
+  Flavor flavor() const { return flavor_; }
 
   AccumulatePath path() const { return path_; }
   const std::string& reason() const { return reason_; }
@@ -118,8 +125,9 @@ class ManagedWindow {
   struct Operands;
 
   ManagedWindow() = default;
-  int learn_targets(const topo::Hierarchy& hierarchy, const Allocation& allocation, bool& servers_reach);
-  int create_windows(const Allocation& allocation);
+  int find_memory(const Creation& creation, bool& cross_memory);
+  int learn_targets(const topo::Hierarchy& hierarchy, const Creation& creation, bool& servers_reach);
+  int create_windows(const Creation& creation);
   int release();
   int check(const AccumulateCall& call, Operands& operands) const;
   int check_operands(const AccumulateCall& call, Operands& operands) const;
@@ -128,13 +136,14 @@ class ManagedWindow {
                   const std::shared_ptr<ResultAssembly>& result);
 
   std::uint64_t id_ = 0;
+  Flavor flavor_ = Flavor::allocate;
   AccumulatePath path_ = AccumulatePath::native;
   std::string reason_;
   std::string alloc_shm_ = "true";
   std::shared_ptr<WindowPool> pool_;  // the communicators and memory shared with the comm's other windows
   WindowPool::Carving carving_;
   bool carved_ = false;
-  unsigned char* base_ = nullptr;  // this process's part
+  unsigned char* base_ = nullptr;  // this process's part (MPI_Win_create: the caller's memory)
   OwnedWin user_;    // the user's window, over base_
   OwnedWin caller_;  // disp_unit 1, for caller-computes
   bool attached_ = false;  // the user's window's attribute holds this state

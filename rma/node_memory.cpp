@@ -49,7 +49,8 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
   // runs hold whole elements, so each run can be updated where it lies,
   // under the locks of its own stripes only: MPI promises atomicity per
   // element, and a tile's rows then do not all wait for one another.
-  if (old == nullptr && compare == nullptr && (runs.size() == 1 || element == extent)) {
+  const bool mapped = segment(local).mapped != nullptr;
+  if (mapped && old == nullptr && compare == nullptr && (runs.size() == 1 || element == extent)) {
     return apply_in_place(local, offset, runs, static_cast<const unsigned char*>(origin), op, basic, element);
   }
   return apply_gathered(local, offset, runs, origin, bytes, op, basic, element, old, compare);
@@ -57,7 +58,7 @@ int NodeMemory::apply(int local, std::int64_t offset, std::span<const ByteRun> r
 
 int NodeMemory::apply_in_place(int local, std::int64_t offset, std::span<const ByteRun> runs,
                                const unsigned char* origin, MPI_Op op, MPI_Datatype basic, MPI_Count element) {
-  unsigned char* base = segment(local).base + offset;
+  unsigned char* base = segment(local).mapped + offset;
   int rc = MPI_SUCCESS;
   for (const ByteRun& run : runs) {
     const std::uint64_t stripes = stripes_of(local, offset + run.offset, offset + run.offset + run.bytes);
@@ -74,7 +75,6 @@ int NodeMemory::apply_in_place(int local, std::int64_t offset, std::span<const B
 int NodeMemory::apply_gathered(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
                                std::int64_t bytes, MPI_Op op, MPI_Datatype basic, MPI_Count element, void* old,
                                const void* compare) {
-  unsigned char* base = segment(local).base + offset;
   std::int64_t low = runs.front().offset;
   std::int64_t high = low;
   for (const ByteRun& run : runs) {
@@ -85,27 +85,39 @@ int NodeMemory::apply_gathered(int local, std::int64_t offset, std::span<const B
   std::vector<unsigned char> previous(compare != nullptr ? static_cast<std::size_t>(bytes) : 0);
   const std::uint64_t stripes = stripes_of(local, offset + low, offset + high);
   lock(stripes);
-  std::int64_t position = 0;
-  for (const ByteRun& run : runs) {
-    std::memcpy(current.data() + position, base + run.offset, static_cast<std::size_t>(run.bytes));
-    position += run.bytes;
-  }
-  int rc = MPI_SUCCESS;
-  if (compare != nullptr) {
+  int rc = gather(local, offset, runs, current.data());
+  if (rc == MPI_SUCCESS && compare != nullptr) {
     compare_and_swap(origin, compare, current.data(), previous.data(), static_cast<int>(bytes));
     if (old != nullptr) std::memcpy(old, previous.data(), static_cast<std::size_t>(bytes));
-  } else {
+  } else if (rc == MPI_SUCCESS) {
     if (old != nullptr) std::memcpy(old, current.data(), static_cast<std::size_t>(bytes));
     rc = combine(op, basic, origin, current.data(), bytes / element);
   }
-  position = 0;
-  for (const ByteRun& run : runs) {
-    if (rc != MPI_SUCCESS) break;
-    std::memcpy(base + run.offset, current.data() + position, static_cast<std::size_t>(run.bytes));
-    position += run.bytes;
-  }
+  // A read (MPI_NO_OP) leaves the target as it was.
+  if (rc == MPI_SUCCESS && (op != MPI_NO_OP || compare != nullptr)) rc = scatter(local, offset, runs, current.data());
   unlock(stripes);
   return rc;
+}
+
+int NodeMemory::gather(int local, std::int64_t offset, std::span<const ByteRun> runs, unsigned char* packed) const {
+  const NodeSegment& target = segment(local);
+  if (target.mapped == nullptr) return read_runs(target.other, offset, runs, packed) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+  for (const ByteRun& run : runs) {
+    std::memcpy(packed, target.mapped + offset + run.offset, static_cast<std::size_t>(run.bytes));
+    packed += run.bytes;
+  }
+  return MPI_SUCCESS;
+}
+
+int NodeMemory::scatter(int local, std::int64_t offset, std::span<const ByteRun> runs,
+                        const unsigned char* packed) const {
+  const NodeSegment& target = segment(local);
+  if (target.mapped == nullptr) return write_runs(target.other, offset, runs, packed) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+  for (const ByteRun& run : runs) {
+    std::memcpy(target.mapped + offset + run.offset, packed, static_cast<std::size_t>(run.bytes));
+    packed += run.bytes;
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace shim::rma

@@ -1,6 +1,8 @@
 // A managed window's memory as one node sees it: every segment of the
-// node's processes (node shared memory) and the stripe locks that make the
-// accumulate family atomic per element. The origin's same-node path and the
+// node's processes and the stripe locks that make the accumulate family
+// atomic per element. A segment is mapped here (node shared memory, or this
+// process's own) or lies in another process (a window over memory the
+// caller allocated), reached through cross-memory attach. The origin's same-node path and the
 // node's server both apply operations through apply(), so they take the very
 // same locks.
 #pragma once
@@ -11,19 +13,25 @@
 #include <span>
 #include <vector>
 
-#include "common/shared_segments.hpp"
 #include "common/stripe_locks.hpp"
+#include "rma/cross_memory.hpp"
 #include "rma/datatype_layout.hpp"
 
 namespace shim::rma {
 
+struct NodeSegment {
+  unsigned char* mapped = nullptr;  // null: in `other`
+  ProcessMemory other;
+  std::int64_t bytes = 0;
+};
+
 class NodeMemory {
  public:
   // One window's memory on this node: each process's part, by node rank.
-  NodeMemory(std::vector<SharedSegment> segments, StripeLocks locks)
+  NodeMemory(std::vector<NodeSegment> segments, StripeLocks locks)
       : segments_(std::move(segments)), locks_(locks) {}
 
-  const SharedSegment& segment(int local) const { return segments_[static_cast<std::size_t>(local)]; }
+  const NodeSegment& segment(int local) const { return segments_[static_cast<std::size_t>(local)]; }
   int segments() const { return static_cast<int>(segments_.size()); }
 
   // Applies `op` with the packed `origin` stream to the target bytes that
@@ -42,8 +50,11 @@ class NodeMemory {
   int apply_gathered(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
                      std::int64_t bytes, MPI_Op op, MPI_Datatype basic, MPI_Count element, void* old,
                      const void* compare);
+  // The runs' bytes of segment `local` to packed order and back; MPI error code.
+  int gather(int local, std::int64_t offset, std::span<const ByteRun> runs, unsigned char* packed) const;
+  int scatter(int local, std::int64_t offset, std::span<const ByteRun> runs, const unsigned char* packed) const;
 
-  std::vector<SharedSegment> segments_;
+  std::vector<NodeSegment> segments_;
   StripeLocks locks_;
 };
 

@@ -1,5 +1,7 @@
 #include "rma/window_pool.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 
@@ -11,6 +13,24 @@ namespace shim::rma {
 namespace {
 
 int g_keyval = MPI_KEYVAL_INVALID;
+
+// What another process reads to learn whether the kernel lets it.
+const unsigned char g_readable_byte = 1;
+
+// Where a process of the node has something: its pid and an address there.
+struct ProcessAddress {
+  std::int64_t pid;
+  std::uint64_t address;
+  std::int64_t bytes;
+};
+
+int gather_addresses(MPI_Comm node, const ProcessAddress& mine, std::vector<ProcessAddress>& all, int& node_rank) {
+  int node_size = 0;
+  SHIM_TRY(PMPI_Comm_size(node, &node_size));
+  SHIM_TRY(PMPI_Comm_rank(node, &node_rank));
+  all.resize(static_cast<std::size_t>(node_size));
+  return PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, node);
+}
 
 // Window memory starts on cache lines of its own, like MPICH's segments.
 constexpr std::int64_t kAlignment = 64;
@@ -77,7 +97,43 @@ StripeLocks WindowPool::locks() const {
   return StripeLocks(reinterpret_cast<std::uint32_t*>(lock_words_->segments()[0].base));
 }
 
-int WindowPool::carve(std::int64_t bytes, Carving& mine, std::vector<SharedSegment>& node_view) {
+int WindowPool::cross_memory_allowed(bool& allowed) {
+  if (!cross_memory_) {
+    const ProcessAddress mine{getpid(), reinterpret_cast<std::uintptr_t>(&g_readable_byte), 1};
+    std::vector<ProcessAddress> all;
+    int node_rank = 0;
+    SHIM_TRY(gather_addresses(node(), mine, all, node_rank));
+    int readable = 1;
+    for (std::size_t p = 0; p < all.size(); ++p) {
+      if (static_cast<int>(p) == node_rank) continue;
+      readable = readable && can_read(static_cast<pid_t>(all[p].pid), all[p].address, 1);
+    }
+    SHIM_TRY(PMPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_LAND, comm()));
+    cross_memory_ = readable != 0;
+  }
+  allowed = *cross_memory_;
+  return MPI_SUCCESS;
+}
+
+int WindowPool::locate(void* base, std::int64_t bytes, std::vector<NodeSegment>& node_view) {
+  const ProcessAddress mine{getpid(), reinterpret_cast<std::uintptr_t>(base), bytes};
+  std::vector<ProcessAddress> all;
+  int node_rank = 0;
+  SHIM_TRY(gather_addresses(node(), mine, all, node_rank));
+  node_view.assign(all.size(), NodeSegment{});
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    NodeSegment& segment = node_view[p];
+    segment.bytes = all[p].bytes;
+    if (static_cast<int>(p) == node_rank) {
+      segment.mapped = static_cast<unsigned char*>(base);
+    } else {
+      segment.other = {static_cast<pid_t>(all[p].pid), static_cast<std::uintptr_t>(all[p].address), all[p].bytes};
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int WindowPool::carve(std::int64_t bytes, Carving& mine, std::vector<NodeSegment>& node_view) {
   // Each process says which chunks could hold its part (a bit per chunk)
   // and how much it needs; the lowest chunk where all fit takes the window.
   const std::size_t words = chunks_.size() / 64 + 1;
@@ -98,7 +154,7 @@ int WindowPool::carve(std::int64_t bytes, Carving& mine, std::vector<SharedSegme
     for (std::size_t w = 0; w < words; ++w) everyone_fits[w] &= theirs[w];
     largest = std::max(largest, theirs[words]);
   }
-  node_view.assign(static_cast<std::size_t>(node_size), SharedSegment{});
+  node_view.assign(static_cast<std::size_t>(node_size), NodeSegment{});
   mine = {};
   if (largest == 0) return MPI_SUCCESS;  // nobody needs memory
   int chunk = -1;
@@ -121,7 +177,8 @@ int WindowPool::carve(std::int64_t bytes, Carving& mine, std::vector<SharedSegme
   for (int p = 0; p < node_size; ++p) {
     const std::size_t i = static_cast<std::size_t>(p);
     if (offsets[i] < 0) continue;
-    node_view[i] = {c.memory->segments()[i].base + offsets[i], all[i * said.size() + words]};
+    node_view[i].mapped = c.memory->segments()[i].base + offsets[i];
+    node_view[i].bytes = all[i * said.size() + words];
   }
   return MPI_SUCCESS;
 }

@@ -13,11 +13,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "common/mpi_handle.hpp"
 #include "common/shared_segments.hpp"
 #include "common/stripe_locks.hpp"
+#include "rma/node_memory.hpp"
 #include "rma/range_allocator.hpp"
 #include "topology/hierarchy.hpp"
 
@@ -53,7 +55,14 @@ class WindowPool {
   // Collective over node(): `bytes` for this process, and where each process
   // of the node put its part of the same window (by node rank, addresses as
   // this process sees them).
-  int carve(std::int64_t bytes, Carving& mine, std::vector<SharedSegment>& node_view);
+  int carve(std::int64_t bytes, Carving& mine, std::vector<NodeSegment>& node_view);
+  // Collective over node(): where each process of the node has its part of
+  // a window over memory it allocated itself (`base`, `bytes` here).
+  int locate(void* base, std::int64_t bytes, std::vector<NodeSegment>& node_view);
+  // Collective over comm(): whether every process may read and write every
+  // other process's memory on its node (cross-memory attach). Asked of the
+  // kernel once per pool.
+  int cross_memory_allowed(bool& allowed);
   // Collective over node(), like the window's free: the memory comes back;
   // a chunk no window uses any more is freed unless it is the one kept for
   // the next windows.
@@ -75,6 +84,7 @@ class WindowPool {
   OwnedComm node_;
   std::unique_ptr<SharedSegments> lock_words_;
   std::vector<Chunk> chunks_;
+  std::optional<bool> cross_memory_;
 };
 
 }  // namespace shim::rma

@@ -1,4 +1,5 @@
-// The RMA interposers: MPI_Win_allocate builds a managed window; the
+// The RMA interposers: MPI_Win_allocate and MPI_Win_create build a managed
+// window (dynamic and shared-memory windows stay MPI's); the
 // accumulate family on managed windows goes to its path (owner or caller);
 // the synchronisation calls complete what shim shipped before MPI closes
 // the epoch. Everything else, and every window shim did not create, goes
@@ -96,15 +97,18 @@ ManagedWindow::PathRequest path_request(MPI_Info info, MPI_Comm comm) {
 
 // Collective over comm: a managed window, its decision announced under
 // SHIM_VERBOSE. MPI error code.
-int create_managed(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+int create_managed(const ManagedWindow::Creation& creation, void* baseptr, MPI_Win* win) {
+  const MPI_Comm comm = creation.comm;
   shim::CommState* state = nullptr;
   const shim::topo::Hierarchy* hierarchy = nullptr;
   SHIM_TRY(shim::comm_state(comm, state));
   SHIM_TRY(state->hierarchy(comm, shim::config().node_size, hierarchy));
-  SHIM_TRY(ManagedWindow::create({size, disp_unit, info, comm}, *hierarchy, path_request(info, comm), baseptr, win));
+  SHIM_TRY(ManagedWindow::create(creation, *hierarchy, path_request(creation.info, comm), baseptr, win));
   if (shim::config().verbose && state->rank() == 0) {
     const ManagedWindow* window = ManagedWindow::of(*win);
-    shim::print_line("accumulate on window " + std::to_string(window->id() & 0xffffffffu) + " of " + state->label() +
+    const char* made_by = creation.flavor == ManagedWindow::Flavor::create ? " (MPI_Win_create)" : "";
+    shim::print_line("accumulate on window " + std::to_string(window->id() & 0xffffffffu) + made_by + " of " +
+                     state->label() +
                      ", " + std::to_string(hierarchy->layout().nodes()) + " node(s): every size -> " +
                      std::string(name(window->path())) + ": " + window->reason());
   }
@@ -121,13 +125,30 @@ SHIM_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
       baseptr == nullptr || win == nullptr || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
     return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
   }
-  return shim::raise_on_comm(comm, create_managed(size, disp_unit, info, comm, baseptr, win));
+  return shim::raise_on_comm(
+      comm, create_managed({ManagedWindow::Flavor::allocate, nullptr, size, disp_unit, info, comm}, baseptr, win));
 }
 
 SHIM_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                    MPI_Win* win) {
   if (!shim::shim_active() || disp_unit > INT_MAX) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
   return MPI_Win_allocate(size, static_cast<int>(disp_unit), info, comm, baseptr, win);
+}
+
+SHIM_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  int inter = 0;
+  if (!shim::shim_active() || !shim::rma_wing_ready() || size < 0 || disp_unit <= 0 || comm == MPI_COMM_NULL ||
+      (base == nullptr && size > 0) || win == nullptr || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+    return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+  }
+  return shim::raise_on_comm(
+      comm, create_managed({ManagedWindow::Flavor::create, base, size, disp_unit, info, comm}, nullptr, win));
+}
+
+SHIM_EXPORT int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                 MPI_Win* win) {
+  if (!shim::shim_active() || disp_unit > INT_MAX) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+  return MPI_Win_create(base, size, static_cast<int>(disp_unit), info, comm, win);
 }
 
 SHIM_EXPORT int MPI_Win_free(MPI_Win* win) {

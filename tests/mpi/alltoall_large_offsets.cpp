@@ -16,7 +16,7 @@
 #include <cstring>
 #include <string>
 
-#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
@@ -49,7 +49,7 @@ const char* const kNames[] = {"auto", "native", "sa", "rd", "leader"};
 
 // Blocks of `count` doubles spaced `stride` bytes apart: block extent is
 // count * stride.
-void sparse_case(shim::test::MpiCheck& check, std::int64_t stride, std::int64_t count, bool in_place) {
+void sparse_case(shim::test::Checker& check, std::int64_t stride, std::int64_t count, bool in_place) {
   int rank = 0, size = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -98,7 +98,7 @@ void sparse_case(shim::test::MpiCheck& check, std::int64_t stride, std::int64_t 
   PMPI_Type_free(&spaced);
 }
 
-void dense_case(shim::test::MpiCheck& check) {
+void dense_case(shim::test::Checker& check) {
   int rank = 0, size = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -132,7 +132,7 @@ void dense_case(shim::test::MpiCheck& check) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck check("alltoall_large_offsets");
+  shim::test::Checker check("alltoall_large_offsets");
   const bool dense = argc > 1 && std::strcmp(argv[1], "--dense") == 0;
   if (dense) {
     dense_case(check);

@@ -14,12 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
+#include "tests/mpi/collective_setup.hpp"
 #include "tests/mpi/typed_buffer.hpp"
 
 namespace {
 
-shim::test::MpiCheck* check = nullptr;
+shim::test::Checker* check = nullptr;
 
 struct TypeCase {
   std::string name;
@@ -35,55 +36,25 @@ struct TypeCase {
 using shim::test::pattern;
 using shim::test::TypedBuffer;
 
-std::vector<MPI_Datatype> derived_types;
-
-MPI_Datatype committed(MPI_Datatype type) {
-  PMPI_Type_commit(&type);
-  derived_types.push_back(type);
-  return type;
-}
-
-std::vector<TypeCase> make_cases() {
+std::vector<TypeCase> make_cases(shim::test::DerivedTypes& types) {
   std::vector<TypeCase> cases;
   cases.push_back({"int x1", MPI_INT, 1, MPI_INT, 1, false, false, true});
   cases.push_back({"int x3", MPI_INT, 3, MPI_INT, 3, false, false, true});
   cases.push_back({"double x5", MPI_DOUBLE, 5, MPI_DOUBLE, 5});
   cases.push_back({"char x7 (odd bytes)", MPI_CHAR, 7, MPI_CHAR, 7});
   cases.push_back({"double x2048 (16 KiB blocks)", MPI_DOUBLE, 2048, MPI_DOUBLE, 2048});
-
-  MPI_Datatype vector;
-  PMPI_Type_vector(3, 2, 4, MPI_INT, &vector);
-  vector = committed(vector);
+  const MPI_Datatype vector = types.strided_ints();
   cases.push_back({"vector(3,2,4) of int x2", vector, 2, vector, 2});
-
-  struct Record {
-    int a;
-    double b;
-    char c;
-  };
-  const int lengths[3] = {1, 1, 1};
-  const MPI_Aint displs[3] = {offsetof(Record, a), offsetof(Record, b), offsetof(Record, c)};
-  const MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
-  MPI_Datatype record_raw, record;
-  PMPI_Type_create_struct(3, lengths, displs, types, &record_raw);
-  PMPI_Type_create_resized(record_raw, 0, sizeof(Record), &record);
-  PMPI_Type_free(&record_raw);
-  record = committed(record);
+  const MPI_Datatype record = types.record();
   cases.push_back({"struct {int,double,char} x2", record, 2, record, 2});
-
-  MPI_Datatype spaced;
-  PMPI_Type_create_resized(MPI_INT, 0, 12, &spaced);
-  spaced = committed(spaced);
+  const MPI_Datatype spaced = types.spaced_int();
   cases.push_back({"int resized to extent 12 x3", spaced, 3, spaced, 3});
-
-  MPI_Datatype negative_lb;
-  PMPI_Type_create_resized(MPI_INT, -8, 16, &negative_lb);
-  negative_lb = committed(negative_lb);
+  const MPI_Datatype negative_lb = types.negative_lb_int();
   cases.push_back({"int resized lb -8 extent 16 x2", negative_lb, 2, negative_lb, 2});
 
   MPI_Datatype strided_recv;
   PMPI_Type_vector(3, 2, 3, MPI_INT, &strided_recv);
-  strided_recv = committed(strided_recv);
+  strided_recv = types.commit(strided_recv);
   cases.push_back({"int x6 sent, vector(3,2,3) received", MPI_INT, 6, strided_recv, 1});
 
   // Type order differs from memory order: data must follow the typemap.
@@ -91,7 +62,7 @@ std::vector<TypeCase> make_cases() {
   const int index_displs[2] = {1, 0};
   MPI_Datatype swapped;
   PMPI_Type_indexed(2, index_lengths, index_displs, MPI_INT, &swapped);
-  swapped = committed(swapped);
+  swapped = types.commit(swapped);
   cases.push_back({"indexed {1,0} x3 sent, int x6 received", swapped, 3, MPI_INT, 6});
 
   cases.push_back({"MPI_DOUBLE_INT pair x2", MPI_DOUBLE_INT, 2, MPI_DOUBLE_INT, 2});
@@ -101,12 +72,6 @@ std::vector<TypeCase> make_cases() {
   cases.push_back({"MPI_Alltoall_c double x5", MPI_DOUBLE, 5, MPI_DOUBLE, 5, false, true});
   cases.push_back({"MPI_Alltoall_c in place struct x1", MPI_DATATYPE_NULL, 0, record, 1, true, true});
   return cases;
-}
-
-bool empty(const TypeCase& c) {
-  int size = 0;
-  PMPI_Type_size(c.recvtype, &size);
-  return c.recvcount * size == 0;
 }
 
 int call_alltoall(const TypeCase& c, const void* sendbuf, void* recvbuf, MPI_Comm comm, bool reference) {
@@ -158,40 +123,13 @@ shim_counters counters(shim_alltoall_algorithm algorithm) {
   return c;
 }
 
-struct NamedComm {
-  std::string name;
-  MPI_Comm comm;
-};
-
-std::vector<NamedComm> make_comms() {
-  int rank = 0, size = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::vector<NamedComm> comms;
-  comms.push_back({"world", MPI_COMM_WORLD});
-  MPI_Comm c;
-  PMPI_Comm_dup(MPI_COMM_WORLD, &c);
-  comms.push_back({"dup(world)", c});
-  PMPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &c);
-  comms.push_back({"reversed", c});
-  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &c);
-  comms.push_back({"split(rank%2)", c});
-  PMPI_Comm_split(MPI_COMM_WORLD, rank % 3 == 1 ? MPI_UNDEFINED : 0, rank, &c);
-  comms.push_back({"without rank%3==1", c});
-  comms.push_back({"self", MPI_COMM_SELF});
-  return comms;
-}
-
 // On a job that lives on one node or has one process per node, shim's fast
 // path sends MPI_Alltoall straight to PMPI while no algorithm is forced, and
 // keeps no counts then.
 bool policy_always_native() {
-  int size = 0, host_size = 0;
+  int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm host;
-  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-  PMPI_Comm_size(host, &host_size);
-  PMPI_Comm_free(&host);
+  const int host_size = shim::test::processes_on_this_host();
   const char* node_size = std::getenv("SHIM_NODE_SIZE");
   if (node_size == nullptr) return host_size == size || host_size == 1;
   return std::atoi(node_size) >= size || std::atoi(node_size) == 1;
@@ -203,7 +141,7 @@ const char* const kAlgorithmNames[] = {"auto", "native", "sa", "rd", "leader"};
 
 void run_matrix(const std::vector<TypeCase>& cases) {
   const bool fast_path = policy_always_native();
-  for (const NamedComm& named : make_comms()) {
+  for (shim::test::NamedComm& named : shim::test::test_communicators(true)) {
     if (named.comm == MPI_COMM_NULL) continue;
     for (shim_alltoall_algorithm algorithm : kAlgorithms) {
       const std::string where = named.name + "/" + kAlgorithmNames[algorithm];
@@ -212,7 +150,7 @@ void run_matrix(const std::vector<TypeCase>& cases) {
       long handled = 0;
       for (const TypeCase& c : cases) {
         run_case(c, named.comm, where);
-        handled += empty(c) ? 0 : 1;
+        handled += shim::test::no_data(c.recvtype, c.recvcount) ? 0 : 1;
       }
       // Empty exchanges go to native untouched and uncounted; every other
       // call must have run the algorithm that was asked for.
@@ -223,10 +161,7 @@ void run_matrix(const std::vector<TypeCase>& cases) {
                         std::to_string(handled));
     }
     check->expect(shim_set_alltoall_algorithm(named.comm, SHIM_ALLTOALL_AUTO) == MPI_SUCCESS, "reset to auto");
-    if (named.comm != MPI_COMM_WORLD && named.comm != MPI_COMM_SELF) {
-      MPI_Comm c = named.comm;
-      PMPI_Comm_free(&c);
-    }
+    shim::test::free_test_communicator(named);
   }
 }
 
@@ -273,18 +208,13 @@ void reused_handles() {
 }
 
 void intercommunicator_goes_native() {
-  int rank = 0, size = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size < 2) return;
-  MPI_Comm half, inter;
-  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-  PMPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 5, &inter);
+  const shim::test::EvenOddIntercomm inter(5);
   const shim_counters before = counters(SHIM_ALLTOALL_AUTO);
-  run_case({"int x2 on an intercommunicator", MPI_INT, 2, MPI_INT, 2}, inter, "intercomm");
+  run_case({"int x2 on an intercommunicator", MPI_INT, 2, MPI_INT, 2}, inter.comm(), "intercomm");
   check->expect(counters(SHIM_ALLTOALL_AUTO).calls == before.calls, "intercomm call was not left to native");
-  PMPI_Comm_free(&inter);
-  PMPI_Comm_free(&half);
 }
 
 void control_api() {
@@ -324,15 +254,16 @@ void control_api() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck checker("alltoall_matrix");
+  shim::test::Checker checker("alltoall_matrix");
   check = &checker;
-  const std::vector<TypeCase> cases = make_cases();
-  run_matrix(cases);
-  pending_wildcard_receive();
-  reused_handles();
-  intercommunicator_goes_native();
-  control_api();
-  for (MPI_Datatype& type : derived_types) PMPI_Type_free(&type);
+  {
+    shim::test::DerivedTypes types;
+    run_matrix(make_cases(types));
+    pending_wildcard_receive();
+    reused_handles();
+    intercommunicator_goes_native();
+    control_api();
+  }
   const int status = checker.finish();
   MPI_Finalize();
   return status;

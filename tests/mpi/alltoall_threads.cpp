@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
@@ -48,7 +48,7 @@ long run_thread(MPI_Comm comm, int thread) {
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  shim::test::MpiCheck check("alltoall_threads");
+  shim::test::Checker check("alltoall_threads");
   check.expect(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE provided");
 
   // Communicators are created up front: creation is collective and must

@@ -13,21 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "tests/mpi/mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
+#include "tests/mpi/collective_setup.hpp"
 #include "tests/mpi/typed_buffer.hpp"
 
 namespace {
 
 using shim::test::TypedBuffer;
 
-shim::test::MpiCheck* check = nullptr;
-std::vector<MPI_Datatype> derived_types;
-
-MPI_Datatype committed(MPI_Datatype type) {
-  PMPI_Type_commit(&type);
-  derived_types.push_back(type);
-  return type;
-}
+shim::test::Checker* check = nullptr;
 
 struct Case {
   std::string name;
@@ -37,55 +31,28 @@ struct Case {
   bool large_count_api = false;
 };
 
-std::vector<Case> make_cases() {
+std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
   std::vector<Case> cases;
   cases.push_back({"int x1", MPI_INT, 1});
   cases.push_back({"int x7", MPI_INT, 7});
   cases.push_back({"char x100003 (odd, pipelined)", MPI_CHAR, 100003, false});
   cases.push_back({"double x20000 (pipelined)", MPI_DOUBLE, 20000, false});
-
-  MPI_Datatype vector;
-  PMPI_Type_vector(3, 2, 4, MPI_INT, &vector);
-  cases.push_back({"vector(3,2,4) of int x3", committed(vector), 3});
+  const MPI_Datatype vector = types.strided_ints();
+  cases.push_back({"vector(3,2,4) of int x3", vector, 3});
   cases.push_back({"vector(3,2,4) of int x2000 (pipelined)", vector, 2000, false});
-
-  struct Record {
-    int a;
-    double b;
-    char c;
-  };
-  const int lengths[3] = {1, 1, 1};
-  const MPI_Aint displs[3] = {offsetof(Record, a), offsetof(Record, b), offsetof(Record, c)};
-  const MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
-  MPI_Datatype raw, record;
-  PMPI_Type_create_struct(3, lengths, displs, types, &raw);
-  PMPI_Type_create_resized(raw, 0, sizeof(Record), &record);
-  PMPI_Type_free(&raw);
-  cases.push_back({"struct {int,double,char} x5", committed(record), 5});
-
-  MPI_Datatype spaced;
-  PMPI_Type_create_resized(MPI_INT, 0, 12, &spaced);
-  cases.push_back({"int resized to extent 12 x1000", committed(spaced), 1000, false});
-
-  MPI_Datatype negative_lb;
-  PMPI_Type_create_resized(MPI_INT, -8, 16, &negative_lb);
-  cases.push_back({"int resized lb -8 extent 16 x9", committed(negative_lb), 9});
+  cases.push_back({"struct {int,double,char} x5", types.record(), 5});
+  cases.push_back({"int resized to extent 12 x1000", types.spaced_int(), 1000, false});
+  cases.push_back({"int resized lb -8 extent 16 x9", types.negative_lb_int(), 9});
 
   // One element far larger than a segment: shim packs it and pipelines bytes.
   MPI_Datatype big;
   PMPI_Type_vector(25000, 1, 2, MPI_INT, &big);
-  cases.push_back({"vector(25000,1,2) x1 (one huge element, packed)", committed(big), 1, false});
+  cases.push_back({"vector(25000,1,2) x1 (one huge element, packed)", types.commit(big), 1, false});
 
   cases.push_back({"MPI_DOUBLE_INT pair x4", MPI_DOUBLE_INT, 4});
   cases.push_back({"count 0", MPI_INT, 0});
   cases.push_back({"MPI_Bcast_c double x3", MPI_DOUBLE, 3, true, true});
   return cases;
-}
-
-bool empty(const Case& c) {
-  int size = 0;
-  PMPI_Type_size(c.type, &size);
-  return c.count * size == 0;
 }
 
 void run_case(const Case& c, int root, MPI_Comm comm, const std::string& where) {
@@ -130,13 +97,9 @@ Expected expected_setup() {
   Expected e;
   if (const char* k = std::getenv("SHIM_NODE_SIZE")) e.node_size = std::atoi(k);
   e.profile = std::getenv("SHIM_PROFILE") != nullptr;
-  int size = 0, host_size = 0;
+  int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm host;
-  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-  PMPI_Comm_size(host, &host_size);
-  PMPI_Comm_free(&host);
-  int one_host = host_size == size ? 1 : 0;
+  int one_host = shim::test::processes_on_this_host() == size ? 1 : 0;
   PMPI_Allreduce(MPI_IN_PLACE, &one_host, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   e.known = one_host && (e.node_size > 0 || !e.profile);
   return e;
@@ -174,28 +137,6 @@ bool job_takes_fast_path(const Expected& e) {
   return e.known && expected_auto(e, MPI_COMM_WORLD) == SHIM_BCAST_NATIVE;
 }
 
-struct NamedComm {
-  std::string name;
-  MPI_Comm comm;
-};
-
-std::vector<NamedComm> make_comms() {
-  int rank = 0, size = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::vector<NamedComm> comms;
-  comms.push_back({"world", MPI_COMM_WORLD});
-  MPI_Comm c;
-  PMPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &c);
-  comms.push_back({"reversed", c});
-  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &c);
-  comms.push_back({"split(rank%2)", c});
-  PMPI_Comm_split(MPI_COMM_WORLD, rank % 3 == 1 ? MPI_UNDEFINED : 0, rank, &c);
-  comms.push_back({"without rank%3==1", c});
-  comms.push_back({"self", MPI_COMM_SELF});
-  return comms;
-}
-
 constexpr shim_bcast_algorithm kAlgorithms[] = {SHIM_BCAST_NATIVE, SHIM_BCAST_ECO, SHIM_BCAST_TWOLEVEL,
                                                 SHIM_BCAST_AUTO};
 const char* const kNames[] = {"auto", "native", "eco", "twolevel"};
@@ -203,7 +144,7 @@ const char* const kNames[] = {"auto", "native", "eco", "twolevel"};
 void run_matrix(const std::vector<Case>& cases) {
   const Expected expected = expected_setup();
   const bool fast_path = job_takes_fast_path(expected);
-  for (const NamedComm& named : make_comms()) {
+  for (shim::test::NamedComm& named : shim::test::test_communicators(false)) {
     if (named.comm == MPI_COMM_NULL) continue;
     int size = 0;
     PMPI_Comm_size(named.comm, &size);
@@ -219,7 +160,7 @@ void run_matrix(const std::vector<Case>& cases) {
         for (int root = 0; root < size; ++root) {
           if (!c.every_root && root != 0 && root != size - 1) continue;
           run_case(c, root, named.comm, where);
-          handled += empty(c) ? 0 : 1;
+          handled += shim::test::no_data(c.type, c.count) ? 0 : 1;
         }
       }
       if (algorithm == SHIM_BCAST_AUTO && fast_path) handled = 0;
@@ -228,10 +169,7 @@ void run_matrix(const std::vector<Case>& cases) {
                                         ", expected " + std::to_string(handled));
     }
     shim_set_bcast_algorithm(named.comm, SHIM_BCAST_AUTO);
-    if (named.comm != MPI_COMM_WORLD && named.comm != MPI_COMM_SELF) {
-      MPI_Comm c = named.comm;
-      PMPI_Comm_free(&c);
-    }
+    shim::test::free_test_communicator(named);
   }
 }
 
@@ -240,30 +178,27 @@ void intercommunicator_goes_native() {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size < 2) return;
-  MPI_Comm half, inter;
-  PMPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-  PMPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 6, &inter);
+  const shim::test::EvenOddIntercomm inter(6);
   const shim_counters before = counters(SHIM_BCAST_AUTO);
   int value = rank == 0 ? 4242 : -1;
   // Group 0's rank 0 broadcasts to group 1.
   const int root = rank % 2 == 0 ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
-  MPI_Bcast(&value, 1, MPI_INT, root, inter);
+  MPI_Bcast(&value, 1, MPI_INT, root, inter.comm());
   check->expect(rank % 2 == 0 || value == 4242, "intercommunicator bcast delivered " + std::to_string(value));
   check->expect(counters(SHIM_BCAST_AUTO).calls == before.calls, "intercommunicator bcast was not left to native");
-  PMPI_Comm_free(&inter);
-  PMPI_Comm_free(&half);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck checker("bcast_matrix");
+  shim::test::Checker checker("bcast_matrix");
   check = &checker;
-  const std::vector<Case> cases = make_cases();
-  run_matrix(cases);
-  intercommunicator_goes_native();
-  for (MPI_Datatype& type : derived_types) PMPI_Type_free(&type);
+  {
+    shim::test::DerivedTypes types;
+    run_matrix(make_cases(types));
+    intercommunicator_goes_native();
+  }
   const int status = checker.finish();
   MPI_Finalize();
   return status;

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "fault_injection.hpp"
-#include "mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
-shim::test::MpiCheck* g_check = nullptr;
+shim::test::Checker* g_check = nullptr;
 int g_raised = 0;
 int g_raised_class = MPI_SUCCESS;
 MPI_Errhandler g_win_handler = MPI_ERRHANDLER_NULL;
@@ -103,23 +103,40 @@ void expect_working_window(MPI_Comm comm, MPI_Win win, long* base) {
   g_check->expect(*base == static_cast<long>(size) * (size + 1) / 2, "the window adds up after the failures");
 }
 
-// Each attempt on a fresh communicator, so that every step of the first
-// window's creation (the communicator's hierarchy and window pool included)
-// fails in turn. What a communicator keeps (hierarchy, pool) goes with it:
-// the count is checked once the last one is freed.
+// A new duplicate of `parent` with the error handler, for each attempt, so
+// that every step of a communicator's first window (its hierarchy and pool
+// included) can fail; the last one lives until release().
+class FreshCommunicator {
+ public:
+  FreshCommunicator(MPI_Comm parent, MPI_Errhandler handler) : parent_(parent), handler_(handler) {}
+  void operator()() {
+    release();
+    MPI_Comm_dup(parent_, &comm_);
+    MPI_Comm_set_errhandler(comm_, handler_);
+  }
+  MPI_Comm get() const { return comm_; }
+  void release() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+
+ private:
+  MPI_Comm parent_;
+  MPI_Errhandler handler_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Each attempt on a fresh communicator. What a communicator keeps
+// (hierarchy, pool) goes with it: the count is checked once the last one is
+// freed.
 void window_creation(MPI_Comm parent, MPI_Errhandler handler) {
   const long handles = fault::live_handles();
-  MPI_Comm comm = MPI_COMM_NULL;
-  auto fresh_communicator = [&] {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-    MPI_Comm_dup(parent, &comm);
-    MPI_Comm_set_errhandler(comm, handler);
-  };
+  FreshCommunicator fresh(parent, handler);
   long* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
   const long steps = fail_every_step(
-      "MPI_Win_allocate", parent, fresh_communicator,
-      [&] { return MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &base, &win); }, true);
+      "MPI_Win_allocate", parent, [&] { fresh(); },
+      [&] { return MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, fresh.get(), &base, &win); }, true);
+  MPI_Comm comm = fresh.get();
   g_check->expect(steps >= 10, "MPI_Win_allocate failed at " + std::to_string(steps) + " steps (at least 10)");
   MPI_Win_set_errhandler(win, g_win_handler);
   expect_working_window(comm, win, base);
@@ -132,10 +149,28 @@ void window_creation(MPI_Comm parent, MPI_Errhandler handler) {
   g_check->expect(second_steps >= 3, "a second window failed at " + std::to_string(second_steps) + " steps");
   MPI_Win_free(&second);
   // The window outlives its communicator: the pool stays until the window goes.
-  MPI_Comm_free(&comm);
+  fresh.release();
   expect_working_window(parent, win, base);
   MPI_Win_free(&win);
   g_check->expect(fault::live_handles() == handles, "windows, pool and hierarchy go with the communicator");
+}
+
+// The same for a window over the caller's memory (shim's owner path over
+// cross-memory attach): every step of MPI_Win_create fails in turn.
+void created_window_creation(MPI_Comm parent, MPI_Errhandler handler) {
+  const long handles = fault::live_handles();
+  FreshCommunicator fresh(parent, handler);
+  long memory = 0;
+  MPI_Win win = MPI_WIN_NULL;
+  const long steps = fail_every_step(
+      "MPI_Win_create", parent, [&] { fresh(); },
+      [&] { return MPI_Win_create(&memory, sizeof(long), sizeof(long), MPI_INFO_NULL, fresh.get(), &win); }, true);
+  g_check->expect(steps >= 10, "MPI_Win_create failed at " + std::to_string(steps) + " steps (at least 10)");
+  MPI_Win_set_errhandler(win, g_win_handler);
+  expect_working_window(fresh.get(), win, &memory);
+  MPI_Win_free(&win);
+  fresh.release();
+  g_check->expect(fault::live_handles() == handles, "the window, pool and hierarchy go with the communicator");
 }
 
 // Accumulates to every other rank in a passive epoch, so that completion
@@ -219,20 +254,15 @@ void hierarchy_building(MPI_Comm parent, MPI_Errhandler handler) {
   MPI_Comm_size(parent, &size);
   std::vector<int> send(static_cast<std::size_t>(size), 1), recv(static_cast<std::size_t>(size), 0);
   const long handles = fault::live_handles();
-  MPI_Comm comm = MPI_COMM_NULL;
-  auto fresh_communicator = [&] {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-    MPI_Comm_dup(parent, &comm);
-    MPI_Comm_set_errhandler(comm, handler);
-  };
+  FreshCommunicator fresh(parent, handler);
   // A hierarchy built before a later step failed stays cached on the
   // communicator: the count is checked once the last one is freed.
   const long steps = fail_every_step(
-      "the first MPI_Alltoall on a communicator", parent, fresh_communicator,
-      [&] { return MPI_Alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm); }, true);
+      "the first MPI_Alltoall on a communicator", parent, [&] { fresh(); },
+      [&] { return MPI_Alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, fresh.get()); }, true);
   g_check->expect(steps >= 5, "the hierarchy failed at " + std::to_string(steps) + " steps (at least 5)");
   g_check->expect(recv == std::vector<int>(static_cast<std::size_t>(size), 1), "the alltoall delivers afterwards");
-  MPI_Comm_free(&comm);
+  fresh.release();
   g_check->expect(fault::live_handles() == handles, "freeing the communicator frees its hierarchy");
 }
 
@@ -241,7 +271,7 @@ void hierarchy_building(MPI_Comm parent, MPI_Errhandler handler) {
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-  shim::test::MpiCheck check("failure_paths");
+  shim::test::Checker check("failure_paths");
   g_check = &check;
   MPI_Errhandler comm_handler = MPI_ERRHANDLER_NULL;
   MPI_Comm_create_errhandler(on_comm_error, &comm_handler);
@@ -251,6 +281,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(comm, comm_handler);
 
   window_creation(comm, comm_handler);
+  created_window_creation(comm, comm_handler);
   window_free_and_unlock(comm);
   mirror_creation(comm);
   hierarchy_building(comm, comm_handler);

@@ -32,11 +32,11 @@
 #include <utility>
 #include <vector>
 
-#include "mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
-shim::test::MpiCheck* g_check = nullptr;
+shim::test::Checker* g_check = nullptr;
 
 #define NAMED(handle) std::pair{handle, #handle}
 const std::pair<MPI_Datatype, const char*> kTypes[] = {
@@ -271,7 +271,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck check("op_type_parity");
+  shim::test::Checker check("op_type_parity");
   g_check = &check;
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
-shim::test::MpiCheck* g_check = nullptr;
+shim::test::Checker* g_check = nullptr;
 
 int free_contexts() {
   std::vector<MPI_Comm> comms;
@@ -115,7 +115,7 @@ void thousand_windows(const std::string& what, MPI_Info info) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck check("window_count");
+  shim::test::Checker check("window_count");
   g_check = &check;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   count_contexts();

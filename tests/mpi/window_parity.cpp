@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "mpi_check.hpp"
+#include "tests/mpi/checker.hpp"
 
 namespace {
 
-shim::test::MpiCheck* g_check = nullptr;
+shim::test::Checker* g_check = nullptr;
 int g_mpich_base_defects = 0;
 
 struct Answers {
@@ -123,7 +123,7 @@ void compare(const std::string& what, MPI_Aint size, int disp_unit, const std::m
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  shim::test::MpiCheck check("window_parity");
+  shim::test::Checker check("window_parity");
   g_check = &check;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -1,0 +1,123 @@
+// Scenario: derived datatypes on the origin, target and result side
+// (vectors, resized, indexed and contiguous types over every kind of
+// element, pairs included), for operations and types chosen to cover each
+// category; holes in strided targets keep their values, holes in result
+// buffers their bytes.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/mpi/accumulate/items.hpp"
+
+namespace shim::test::accumulate {
+namespace {
+
+// Derived datatypes on the origin, target and result side, each on its own
+// elements per origin, plus (for order-independent operations) a strided
+// block all origins accumulate into. Holes in strided targets must keep
+// their values; holes in result buffers their bytes.
+class DerivedItem : public Item {
+ public:
+  DerivedItem(const OpInfo& op, const TypeInfo& type) : op_(op), type_(type) {}
+  // Per origin: a (3 elements), b (5), c (5), d (9), e (4).
+  static constexpr int kSpan[5] = {3, 5, 5, 9, 4};
+  void place(Cursor& cursor, int P) override {
+    const auto s = static_cast<MPI_Aint>(type_.size);
+    shared_ = op_.reorderable ? cursor.take(5 * s) : -1;
+    own_.clear();
+    for (int o = 0; o < P; ++o)
+      for (int b = 0; b < 5; ++b) own_.push_back(cursor.take(kSpan[b] * s));
+  }
+  void init(Model& m, int P, int t) const override {
+    const std::string name = std::string("derived types ") + op_.name + " " + type_.name;
+    const bool known = mpich_6083(op_, type_);
+    if (shared_ >= 0)
+      m.block(
+          shared_, type_, 5, name + " shared strided block", [&](int e) { return init_seed(op_, t, e); }, known);
+    for (int o = 0; o < P; ++o)
+      for (int b = 0; b < 5; ++b)
+        m.block(
+            own_[static_cast<std::size_t>(o * 5 + b)], type_, kSpan[b],
+            name + " block " + static_cast<char>('a' + b) + " of origin " + str(o),
+            [&](int e) { return init_seed(op_, t, e + b + o % 4); }, known);
+  }
+  void plan(std::vector<RmaOp>& out, const PlanContext& x) const override {
+    const bool no_op = is(op_, MPI_NO_OP);
+    auto seeds = [&](RmaOp& r, int salt) {
+      const std::size_t n = r.tlay->offsets.size() * static_cast<std::size_t>(r.tcount);
+      for (std::size_t k = 0; k < n; ++k) r.seeds.push_back(operand_seed(op_, x.o, x.t, static_cast<int>(k) + salt));
+      out.push_back(std::move(r));
+    };
+    auto own = [&](int b) { return own_[static_cast<std::size_t>(x.o * 5 + b)]; };
+    if (shared_ >= 0) {
+      RmaOp r = typed(acc_fn(x.variant, x.passive), op_, type_, Shape::Basic, 3, Shape::Vector3s2, 1, shared_,
+                      Shape::Basic, 0, "strided target shared by all origins");
+      r.exclusive = false;
+      seeds(r, 0);
+    }
+    // (a) strided origin, contiguous target.
+    {
+      RmaOp r = no_op ? typed(gacc_fn(x.variant + 1, x.passive), op_, type_, Shape::Vector3s2, 1, Shape::Basic, 3,
+                              own(0), Shape::Basic, 3, "a")
+                      : typed(acc_fn(x.variant + 1, x.passive), op_, type_, Shape::Vector3s2, 1, Shape::Basic, 3,
+                              own(0), Shape::Basic, 0, "a");
+      seeds(r, 1);
+    }
+    // (b) contiguous origin, strided target: holes stay.
+    {
+      RmaOp r = no_op ? typed(gacc_fn(x.variant + 2, x.passive), op_, type_, Shape::Basic, 3, Shape::Vector3s2, 1,
+                              own(1), Shape::Basic, 3, "b")
+                      : typed(acc_fn(x.variant + 2, x.passive), op_, type_, Shape::Basic, 3, Shape::Vector3s2, 1,
+                              own(1), Shape::Basic, 0, "b");
+      seeds(r, 2);
+    }
+    // (c) resized target type, results into a resized (strided) result type.
+    {
+      RmaOp r = typed(gacc_fn(x.variant + 3, x.passive), op_, type_, Shape::Basic, 3, Shape::Resized2, 3, own(2),
+                      Shape::Resized3, 3, "c");
+      seeds(r, 3);
+    }
+    // (d) indexed origin and target of different shapes, results into
+    // contiguous pairs.
+    {
+      RmaOp r = typed(gacc_fn(x.variant + 4, x.passive), op_, type_, Shape::IndexedA, 1, Shape::IndexedB, 1, own(3),
+                      Shape::Contig2, 3, "d");
+      seeds(r, 4);
+    }
+    // (e) contiguous-of-type target (for pair types: contiguous of pairs).
+    {
+      RmaOp r = no_op ? typed(gacc_fn(x.variant + 5, x.passive), op_, type_, Shape::Basic, 4, Shape::Contig2, 2, own(4),
+                              Shape::Contig2, 2, "e")
+                      : typed(acc_fn(x.variant + 5, x.passive), op_, type_, Shape::Basic, 4, Shape::Contig2, 2, own(4),
+                              Shape::Basic, 0, "e");
+      seeds(r, 5);
+    }
+  }
+
+ private:
+  const OpInfo& op_;
+  const TypeInfo& type_;
+  MPI_Aint shared_ = -1;
+  std::vector<MPI_Aint> own_;
+};
+
+const std::pair<const char*, const char*> kDerived[] = {
+    {"MPI_SUM", "MPI_INT"},         {"MPI_REPLACE", "MPI_DOUBLE"},    {"MPI_BXOR", "MPI_LONG"},
+    {"MPI_MAXLOC", "MPI_2INT"},     {"MPI_MINLOC", "MPI_DOUBLE_INT"}, {"MPI_PROD", "MPI_C_DOUBLE_COMPLEX"},
+    {"MPI_SUM", "MPI_LONG_DOUBLE"}, {"MPI_LOR", "MPI_C_BOOL"},        {"MPI_REPLACE", "MPI_SHORT_INT"},
+    {"MPI_NO_OP", "MPI_FLOAT_INT"}, {"MPI_MAX", "MPI_UINT8_T"}};
+
+}  // namespace
+
+std::unique_ptr<Item> derived_item(const OpInfo& op, const TypeInfo& type) {
+  return std::make_unique<DerivedItem>(op, type);
+}
+
+void add_derived_items(Case& k, int slice, int of) {
+  int n = 0;
+  for (auto [op, t] : kDerived)
+    if (n++ % of == slice % of) k.items.push_back(derived_item(op_named(op), type_named(t)));
+}
+
+}  // namespace shim::test::accumulate
