@@ -138,6 +138,9 @@ class Platform:
             named.append(("sending core's copy rate (onload)", self.send_copy))
         if self.bandwidth_efficiency:
             named.append(("TCP payload efficiency", self.bandwidth_efficiency))
+        if self.costs is not NODE_COSTS:
+            named += [("send overhead within a node at 8 B (larger: the measured curve)", SHM_SEND),
+                      ("receive overhead within a node at 8 B (larger: the measured curve)", SHM_RECV)]
         if self.kind == "hetero":
             named += [("uplink bandwidth", HET_UPLINK), ("subnets", HET_SUBNETS)]
         if self.kind == "three_subnets":
@@ -189,6 +192,17 @@ def _smpi_config(platform):
              '    <prop id="smpi/lat-factor" value="0:1"/>',
              '  </config>']
     return lines
+
+
+def node_costs_spec(platform):
+    """sim_collectives --node-costs: on the TCP platforms, messages within a
+    node (a rank's own block in an alltoall included) go through shared
+    memory, as MPICH sends them, at this machine's shared-memory costs
+    rather than TCP's. None where every message already has those costs."""
+    if platform.costs is NODE_COSTS:
+        return None
+    send = piecewise(NODE_COSTS, "send_s")
+    return f"{send}/{send}/{piecewise(NODE_COSTS, 'recv_s')}"
 
 
 def _network_one_way(platform):
