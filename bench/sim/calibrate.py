@@ -181,7 +181,8 @@ def compare(args):
              "The platform's per-message costs come from the same repeats, the least disturbed of each. "
              "Simulated: the same collective with SMPI's mpich selection, "
              f"{SIM_ITERS} calls back to back, max over ranks of the mean (`sim_collectives --iters {SIM_ITERS}`).",
-             "", "| collective | size | measured us (fastest) | median of repeats | simulated us | error | within 30% |",
+             "",
+             "| collective | size | measured us (fastest) | median of repeats | simulated us | error | within 30% |",
              "|---|---|---|---|---|---|---|"]
     worst = 0.0
     for op in ("alltoall", "bcast"):

@@ -246,8 +246,8 @@ def write_platforms():
             "machine and only ever add time. Per-message CPU costs follow the measured curves "
             "(SMPI's smpi/os, smpi/ois, smpi/or sections through the measured sizes); the 8-byte values are "
             "listed. On the TCP platforms, messages between ranks of one host cost this machine's "
-            "shared-memory curves instead (sim_collectives --node-costs). Inside a node, messages go through a shared-memory link with the measured one-way time "
-            "and stream rate. Bandwidth and latency corrections by message size (smpi/bw-factor, "
+            "shared-memory curves instead (sim_collectives --node-costs). Inside a node, messages go through a "
+            "shared-memory link with the measured one-way time and stream rate. Bandwidth and latency corrections by message size (smpi/bw-factor, "
             "smpi/lat-factor) are off: the figures are end to end.", "", platforms.platform_table()]
     with open(os.path.join(OUT, "platforms.md"), "w") as f:
         f.write("\n".join(text) + "\n")
