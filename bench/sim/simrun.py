@@ -106,7 +106,7 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
         # smpirun copies the program once per rank into TMPDIR (its -tmpdir flag is broken in 3.32).
         env["TMPDIR"] = tmp
         if nice:
-            command = ["nice", "-n", "10", *command]
+            command = ["nice", "-n", "15", *command]
         try:
             done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
