@@ -15,7 +15,7 @@ measure (needs root for the emulated hosts; about 5 minutes per repeat):
   and writes every figure, the command that made it and the load average
   before and after each repeat to docs/scale/measurements.json. The
   platforms (bench/sim/platforms.py) take their measured parameters from
-  there: the median over repeats.
+  there: the least disturbed of the repeats.
 
 compare (no root): simulates the same two collectives on the eth-1g
 platform with 2 nodes x 1 (SMPI's mpich selection, 20 calls back to back
@@ -52,6 +52,30 @@ BCAST_LINKS_README = {
            1048576: {"native": 320, "eco": 104, "twolevel": 218},
            4194304: {"native": 1370, "eco": 383, "twolevel": 746}},
 }
+
+
+TWO_HOSTS_NOTES = [
+    "What the model got wrong, and what it does now:", "",
+    "- An alltoall's block to the rank itself goes, in SMPI, through its host's loopback link, whose latency is "
+    "this machine's shared-memory one-way time at 8 B. One repeat of these measurements has that figure at "
+    "11.4 ms (a disturbed run: the other repeats give 0.18-0.68 us); taken as it was, it made the simulated "
+    "2-host alltoall cost 11.45 ms at every small size while the broadcast, which sends nothing to itself, "
+    "stayed right (an earlier one-repeat calibration showed +18992% at 1 KiB this way). The platforms now take "
+    "the least disturbed of the repeats.",
+    "- SMPI charges one send and receive overhead curve to every message. On the TCP platforms that made a "
+    "rank's message to itself (and, with several ranks per node, every message inside a node) cost TCP's 7 us "
+    "instead of shared memory's 0.05-0.3 us. Messages whose ends share a host now cost the shared-memory "
+    "curve (`bench/sim/message_cost_model.cpp`, SMPI's per-operation cost callbacks); alltoall at 1 KiB went "
+    "from 24.6 to 17.7 us.", "",
+    "What still misses: the measured figures spread widely between repeats (alltoall at 64 KiB: 1957 to "
+    "13950 us), because other jobs kept 8-15 runnable processes on the 2 cores that run both emulated hosts' "
+    "MPI ranks and their kernels' TCP stacks. The model gives the 1 Gbit/s wire time: 64 KiB takes 546 us "
+    "(0.96 x 125 MB/s, the measured TCP stream rate); the fastest measured broadcast of 64 KiB took 1.65x that "
+    "and the fastest alltoall 3.6x. At 1 MiB the broadcast (one direction) agrees within 4%, the alltoall (both "
+    "directions at once) was measured 1.5x slower than the wire. Costs the model leaves out may explain part "
+    "of it: the kernel's per-byte TCP work on the same 2 shared cores (a real cluster's nodes have their own), "
+    "and UCX's TCP rendezvous at 64 KiB (message_costs measures 32 KiB and 256 KiB, not 64 KiB). The check "
+    "needs `calibrate.py measure` on a quiet machine to tell the two apart.", ""]
 
 
 def load():
@@ -129,8 +153,11 @@ def measure(args):
     print(f"calibrate: wrote {os.path.relpath(MEASUREMENTS, REPO)}")
 
 
-def median_measured(data, key, size):
-    return statistics.median(r[key][str(size)] for r in data["repeats"])
+def measured_times(data, key, size):
+    """(least disturbed, median) over the repeats: the fastest is the figure
+    the model is compared with (platforms.least_disturbed says why)."""
+    values = [r[key][str(size)] for r in data["repeats"]]
+    return min(values), statistics.median(values)
 
 
 def compare(args):
@@ -148,11 +175,15 @@ def compare(args):
              ", ".join(f"{r['load_before']:.1f} / {r['load_after']:.1f}" for r in data["repeats"]) +
              ". Other work ran alongside when the load was above 2.", "",
              "## Two emulated hosts, 1 Gbit/s, one rank each (platform eth-1g, 2 nodes x 1)", "",
-             "Measured: median over repeats of `bench/alltoall_latency` / `bench/bcast_latency` "
-             "(native: MPICH 4.0.2's own algorithms; each figure the median over rounds of the max over ranks "
-             "of the mean time per call). Simulated: the same collective with SMPI's mpich selection, "
+             "Measured: `bench/alltoall_latency` / `bench/bcast_latency` (native: MPICH 4.0.2's own algorithms; "
+             "each figure the median over rounds of the max over ranks of the mean time per call), the fastest "
+             "of the repeats (other work on the machine only adds time; the median of the repeats is beside it). "
+             "The platform's per-message costs come from the same repeats, the least disturbed of each. "
+             "Simulated: the same collective with SMPI's mpich selection, "
              f"{SIM_ITERS} calls back to back, max over ranks of the mean (`sim_collectives --iters {SIM_ITERS}`).",
-             "", "| collective | size | measured us | simulated us | error | within 30% |", "|---|---|---|---|---|---|"]
+             "",
+             "| collective | size | measured us (fastest) | median of repeats | simulated us | error | within 30% |",
+             "|---|---|---|---|---|---|---|"]
     worst = 0.0
     for op in ("alltoall", "bcast"):
         rows, error = simrun.run(program, "eth-1g", two, op, simrun.Variant("selector", "mpich"), SIZES,
@@ -160,13 +191,14 @@ def compare(args):
         if error:
             sys.exit(f"calibrate: simulation of {op} failed: {error}")
         for row in rows:
-            measured = median_measured(data, f"{op}_us", row["bytes"])
+            measured, median = measured_times(data, f"{op}_us", row["bytes"])
             simulated = row["seconds"] * 1e6
             err = (simulated - measured) / measured
             worst = max(worst, abs(err))
-            lines.append(f"| MPI_{op.capitalize()} | {row['bytes'] >> 10} KiB | {measured:.1f} | {simulated:.1f} | "
+            lines.append(f"| MPI_{op.capitalize()} | {row['bytes'] >> 10} KiB | {measured:.1f} | {median:.1f} | "
+                         f"{simulated:.1f} | "
                          f"{err * 100:+.0f}% | {'yes' if abs(err) <= 0.30 else '**no**'} |")
-    lines += ["", f"Largest error: {worst * 100:.0f}% (target: within 30%).", ""]
+    lines += ["", f"Largest error: {worst * 100:.0f}% (target: within 30%).", ""] + TWO_HOSTS_NOTES
     lines += three_subnets(program)
     with open(CALIBRATION, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -204,7 +236,12 @@ def three_subnets(program):
                    f" | {m['twolevel'] / m['native']:.2f} | {sim['twolevel'][size] / sim['native'][size]:.2f} | "
                    f"{sim['native'][size] * 1e3:.1f} / {sim['eco'][size] * 1e3:.1f} / "
                    f"{sim['twolevel'][size] * 1e3:.1f} |")
-    out.append("")
+    out += ["", "Simulated against measured times: native is within 3-35% above 64 KiB, eco and twolevel 15-76% "
+            "slower than measured, the gap shrinking with size. The likely cause is a cost the model leaves "
+            "out: tools/vcluster's tc tbf lets each link pass a 256 KiB burst at memory speed before the rate "
+            "applies (21 ms of a 100 Mbit/s router link), a fixed saving per link crossing that the model's "
+            "plain rates do not have, and that matters more to eco and twolevel, whose messages cross fewer "
+            "slow links. At 64 KiB the measured eco/native of 0.92 was scheduler-bound (README).", ""]
     return out
 
 

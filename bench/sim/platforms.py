@@ -12,7 +12,6 @@ carries SMPI's per-message overheads, and a layout as an smpirun hostfile
 from dataclasses import dataclass
 import json
 import os
-import statistics
 
 MEASUREMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                             "docs", "scale", "measurements.json")
@@ -28,9 +27,18 @@ class Param:
     source: str
 
 
+def least_disturbed(column, values):
+    """Other work on this machine (other agents' jobs share its 2 cores) only
+    ever adds time: of several repeats, the fastest time and the highest
+    rate are the nearest to the machine running nothing else, which is what
+    the model stands for."""
+    return max(values) if column == "stream_Bps" else min(values)
+
+
 def _measured():
-    """Per message size, the median over calibrate.py's repeats of each
-    column of message_costs, for this machine (node) and two emulated hosts."""
+    """Per message size, the least disturbed of calibrate.py's repeats for
+    each column of message_costs, for this machine (node) and two emulated
+    hosts."""
     with open(MEASUREMENTS) as f:
         data = json.load(f)
     out = {}
@@ -39,7 +47,7 @@ def _measured():
         for repeat in data["repeats"]:
             for row in repeat[key]:
                 table.setdefault(int(row["bytes"]), []).append(row)
-        out[key] = {size: {c: statistics.median(float(r[c]) for r in rows) for c in rows[0] if c != "bytes"}
+        out[key] = {size: {c: least_disturbed(c, [float(r[c]) for r in rows]) for c in rows[0] if c != "bytes"}
                     for size, rows in sorted(table.items())}
     return out
 
@@ -59,8 +67,11 @@ SHM_BANDWIDTH = Param(max(r["stream_Bps"] for r in NODE_COSTS.values()), "B/s",
 TCP_ONE_WAY = Param(HOST_COSTS[8]["one_way_s"], "s", f"one-way time of 8 B; {HOSTS}")
 TCP_SEND = Param(HOST_COSTS[8]["send_s"], "s", f"CPU time of MPI_Isend of 8 B; {HOSTS}")
 TCP_RECV = Param(HOST_COSTS[8]["recv_s"], "s", f"CPU time of MPI_Recv of an arrived 8 B message; {HOSTS}")
-TCP_EFFICIENCY = Param(max(r["stream_Bps"] for r in HOST_COSTS.values()) / (1e9 / 8), "",
-                       f"best stream rate over the sizes / the 1 Gbit/s tbf rate; {HOSTS}")
+# The tbf bucket (256 KB, tools/vcluster) lets a short burst pass at memory
+# speed, so only the largest size's burst (64 x 256 KiB) measures the rate.
+TCP_EFFICIENCY = Param(HOST_COSTS[max(HOST_COSTS)]["stream_Bps"] / (1e9 / 8), "",
+                       "stream rate of 64 x 256 KiB / the 1 Gbit/s tbf rate (TCP/IPv4 with timestamps over a "
+                       f"1500 B MTU carries 1448 B per 1514 B frame as tbf counts it: 0.956); {HOSTS}")
 
 
 def piecewise(costs, column):
@@ -127,6 +138,9 @@ class Platform:
             named.append(("sending core's copy rate (onload)", self.send_copy))
         if self.bandwidth_efficiency:
             named.append(("TCP payload efficiency", self.bandwidth_efficiency))
+        if self.costs is not NODE_COSTS:
+            named += [("send overhead within a node at 8 B (larger: the measured curve)", SHM_SEND),
+                      ("receive overhead within a node at 8 B (larger: the measured curve)", SHM_RECV)]
         if self.kind == "hetero":
             named += [("uplink bandwidth", HET_UPLINK), ("subnets", HET_SUBNETS)]
         if self.kind == "three_subnets":
@@ -178,6 +192,17 @@ def _smpi_config(platform):
              '    <prop id="smpi/lat-factor" value="0:1"/>',
              '  </config>']
     return lines
+
+
+def node_costs_spec(platform):
+    """sim_collectives --node-costs: on the TCP platforms, messages within a
+    node (a rank's own block in an alltoall included) go through shared
+    memory, as MPICH sends them, at this machine's shared-memory costs
+    rather than TCP's. None where every message already has those costs."""
+    if platform.costs is NODE_COSTS:
+        return None
+    send = piecewise(NODE_COSTS, "send_s")
+    return f"{send}/{send}/{piecewise(NODE_COSTS, 'recv_s')}"
 
 
 def _network_one_way(platform):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """report: plots and a markdown summary from a sweep's CSV (bench/sim/sweep).
 
-  bench/sim/report.py small|full        # writes docs/scale/<name>.md and docs/scale/<name>-*.png
+  bench/sim/report.py small|full|headline  # writes docs/scale/<name>.md and docs/scale/<name>-*.png
   bench/sim/report.py platforms         # writes docs/scale/platforms.md
 
 Uses Debian's python3-matplotlib (hence /usr/bin/python3). Definitions:
@@ -27,7 +27,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "docs", "scale")
 SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
-            "full": "bench/sim/sweep full && bench/sim/report.py full"}
+            "full": "bench/sim/sweep full && bench/sim/report.py full",
+            "headline": "bench/sim/sweep headline && bench/sim/report.py headline"}
 
 
 def size_label(b):
@@ -240,11 +241,13 @@ def write_platforms():
     import platforms
     text = ["# The simulated platforms", "",
             "Made by `bench/sim/report.py platforms` from `bench/sim/platforms.py`, which builds the SimGrid "
-            "platform files. Measured figures are medians over the repeats in `docs/scale/measurements.json` "
-            "(`bench/sim/calibrate.py measure`). Per-message CPU costs follow the measured curves "
+            "platform files. Measured figures are the least disturbed (fastest time, highest rate) of the repeats "
+            "in `docs/scale/measurements.json` (`bench/sim/calibrate.py measure`): other jobs share this "
+            "machine and only ever add time. Per-message CPU costs follow the measured curves "
             "(SMPI's smpi/os, smpi/ois, smpi/or sections through the measured sizes); the 8-byte values are "
-            "listed. Inside a node, messages go through a shared-memory link with the measured one-way time "
-            "and stream rate. Bandwidth and latency corrections by message size (smpi/bw-factor, "
+            "listed. On the TCP platforms, messages between ranks of one host cost this machine's "
+            "shared-memory curves instead (sim_collectives --node-costs). Inside a node, messages go through a "
+            "shared-memory link with the measured one-way time and stream rate. Bandwidth and latency corrections by message size (smpi/bw-factor, "
             "smpi/lat-factor) are off: the figures are end to end.", "", platforms.platform_table()]
     with open(os.path.join(OUT, "platforms.md"), "w") as f:
         f.write("\n".join(text) + "\n")

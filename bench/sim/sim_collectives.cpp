@@ -14,6 +14,8 @@
 //
 //   --check     private buffers with a pattern, results compared byte by byte;
 //               otherwise SMPI shared buffers (no data, no memory per rank).
+//   --node-costs OS/OIS/OR  per-message CPU costs of messages within a node
+//               (message_cost_model.hpp); others keep the platform's.
 //   --count ALG print what shim's in-memory executor counts as inter-node
 //               messages for ALG's schedule on this layout (alltoall only),
 //               and keep every call alone in a one-second window of
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "collectives/alltoall_algorithm.hpp"
+#include "message_cost_model.hpp"
 #include "tests/support/memory_executor.hpp"
 #include "topology/layout.hpp"
 
@@ -47,12 +50,13 @@ struct Options {
   std::optional<shim::coll::AlltoallAlgorithm> count;
   int root = 0;
   int iters = 1;
+  std::string node_costs;
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "sim_collectives: %s\nusage: sim_collectives --op alltoall|bcast --sizes N[,N...] [--check] "
-               "[--count sa|rd|leader] [--root R] [--iters N]\n",
+               "[--count sa|rd|leader] [--root R] [--iters N] [--node-costs OS/OIS/OR]\n",
                why);
   std::exit(2);
 }
@@ -92,6 +96,8 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--iters" && has_value) {
       o.iters = std::atoi(argv[++i]);
       if (o.iters < 1) usage("--iters must be at least 1");
+    } else if (arg == "--node-costs" && has_value) {
+      o.node_costs = argv[++i];
     } else {
       usage("unknown or incomplete argument");
     }
@@ -241,6 +247,9 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const Options o = parse(argc, argv);
   if (o.root < 0 || o.root >= size) usage("--root must be a rank of the job");
+  if (!o.node_costs.empty() && !shim::sim::use_node_costs(o.node_costs)) {
+    usage("--node-costs takes three of SMPI's cost curves, OS/OIS/OR");
+  }
 
   const shim::topo::Layout layout = world_layout(size);
   const std::int64_t expected = o.count && rank == 0 ? expected_inter_messages(*o.count, layout) : -1;
@@ -249,7 +258,7 @@ int main(int argc, char** argv) {
   // first call; the figures below are of calls that find them ready.
   double ignored_seconds = 0;
   double ignored_start = 0;
-  run_once(Options{o.op, {}, false, std::nullopt, o.root, 1}, 1, rank, size, ignored_seconds, ignored_start);
+  run_once(Options{o.op, {}, false, std::nullopt, o.root, 1, {}}, 1, rank, size, ignored_seconds, ignored_start);
 
   std::int64_t failures = 0;
   for (const std::int64_t bytes : o.sizes) {

@@ -99,11 +99,14 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
             f.write(platforms.platform_xml(platform_name, layout.nodes, layout.max_ppn))
         with open(host_file, "w") as f:
             f.write(platforms.hostfile(platform_name, layout))
+        node_costs = platforms.node_costs_spec(platforms.PLATFORMS[platform_name])
+        if node_costs:
+            extra_args = [*extra_args, "--node-costs", node_costs]
         command, env = command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args, profile)
         # smpirun copies the program once per rank into TMPDIR (its -tmpdir flag is broken in 3.32).
         env["TMPDIR"] = tmp
         if nice:
-            command = ["nice", "-n", "10", *command]
+            command = ["nice", "-n", "15", *command]
         try:
             done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
