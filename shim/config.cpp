@@ -30,6 +30,13 @@ bool parse_int_in(std::string_view text, int low, int high, int& value) {
   return true;
 }
 
+bool parse_bytes_in(std::string_view text, std::int64_t low, std::int64_t high, std::int64_t& value) {
+  std::int64_t bytes = 0;
+  if (!parse_byte_size(text, bytes) || bytes < low || bytes > high) return false;
+  value = bytes;
+  return true;
+}
+
 constexpr std::array kSpecs = {
     SettingSpec{"SHIM_ENABLE", "0|1", "1", "0: pure pass-through, every call goes straight to PMPI_*",
                 [](std::string_view t, Config& c) { return parse_switch(t, c.enabled); }},
@@ -82,10 +89,7 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_BCAST_SEGMENT", "bytes >= 1K, optional K|M|G suffix", "64K",
                 "broadcasts larger than this travel the tree in pipelined segments of this size",
                 [](std::string_view t, Config& c) {
-                  std::int64_t bytes = 0;
-                  if (!parse_byte_size(t, bytes) || bytes < 1024) return false;
-                  c.bcast_segment_bytes = bytes;
-                  return true;
+                  return parse_bytes_in(t, 1024, std::numeric_limits<std::int64_t>::max(), c.bcast_segment_bytes);
                 }},
     SettingSpec{"SHIM_MIRROR_SEGMENTS", "contiguous|per-process", "contiguous",
                 "memory of a mirrored window's node copy: one contiguous array, or each process's block on pages "
@@ -129,10 +133,7 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_SERVER_BUFFER_SIZE", "bytes 1K..64M, optional K|M|G suffix", "16K",
                 "one server request buffer: the largest message to a server; larger accumulates travel in chunks",
                 [](std::string_view t, Config& c) {
-                  std::int64_t bytes = 0;
-                  if (!parse_byte_size(t, bytes) || bytes < 1024 || bytes > (std::int64_t{64} << 20)) return false;
-                  c.server_buffer_bytes = bytes;
-                  return true;
+                  return parse_bytes_in(t, 1024, std::int64_t{64} << 20, c.server_buffer_bytes);
                 }},
 };
 

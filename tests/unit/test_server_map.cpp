@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "rma/credit_line.hpp"
 #include "rma/server_map.hpp"
 
 using shim::rma::model_footprint;
@@ -139,4 +140,34 @@ TEST_CASE("9,600 processes on 800 nodes: at least 10x less request memory per se
   CHECK(clustered_bytes * 10 <= unclustered_bytes);
   // N/g + g peers at most (clusters are 29 or 30 nodes wide).
   CHECK(clustered.peers <= 9600 / 29 + 1 + 30);
+}
+
+TEST_CASE("credits: at most M unreleased, a credit asked every ceil(M/2) messages", "[server_map]") {
+  for (const int credits : {1, 2, 3, 8}) {
+    CAPTURE(credits);
+    shim::rma::CreditLine line(credits);
+    std::vector<std::int64_t> asked;
+    while (!line.full()) {
+      const bool wants = line.next_wants_credit();
+      const std::int64_t sequence = line.sent();
+      if (wants) asked.push_back(sequence);
+    }
+    CHECK(line.in_use() == credits);
+    // A full line always has a credit outstanding to wait for.
+    REQUIRE_FALSE(asked.empty());
+    CHECK(asked.front() == (credits + 1) / 2 - 1);
+    line.credited(asked.front());
+    CHECK(line.in_use() == credits - (credits + 1) / 2);
+    CHECK_FALSE(line.full());
+  }
+}
+
+TEST_CASE("a credit is due only once every earlier message is released too", "[server_map]") {
+  shim::rma::ReleaseOrder order;
+  const std::int64_t first = order.arrived(false);
+  const std::int64_t second = order.arrived(true);  // asks for the credit
+  const std::int64_t third = order.arrived(true);
+  CHECK(order.released(second) == 0);  // the first still waits to be forwarded
+  CHECK(order.released(third) == 0);
+  CHECK(order.released(first) == 2);
 }
