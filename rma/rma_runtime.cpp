@@ -66,7 +66,6 @@ int stop_servers() {
 
 bool servers_running() { return g_server_comm != MPI_COMM_NULL; }
 MPI_Comm server_comm() { return g_server_comm; }
-int server_comm_size() { return static_cast<int>(g_server_of.size()); }
 int server_of(int world_rank) {
   if (world_rank < 0 || static_cast<std::size_t>(world_rank) >= g_server_of.size()) return -1;
   return g_server_of[static_cast<std::size_t>(world_rank)];

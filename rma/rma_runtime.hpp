@@ -32,9 +32,8 @@ int start_servers(const topo::Hierarchy& world, const ServerSettings& settings);
 int stop_servers();
 
 bool servers_running();
+// Servers are addressed by world rank on it.
 MPI_Comm server_comm();
-// Servers are addressed by world rank on server_comm(), whose size this is.
-int server_comm_size();
 // The world rank whose server serves `world_rank`'s node; -1 if none.
 int server_of(int world_rank);
 // Where this process sends requests for the node `target_server` serves.

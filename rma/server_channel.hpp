@@ -38,7 +38,7 @@ struct Shipment {
 class ServerChannel {
  public:
   // Servers are addressed by world rank on `server_comm`; messages are at
-  // most `buffer_bytes`, and this process has `credits` at each first hop.
+  // most `buffer_bytes` (the servers' request buffers).
   ServerChannel(std::uint64_t window_id, MPI_Comm server_comm, std::int64_t buffer_bytes);
 
   int ship(const Shipment& shipment);
