@@ -85,7 +85,7 @@ std::shared_ptr<NodeMemory> NodeServer::window(std::uint64_t id) {
   return found == windows_.end() ? nullptr : found->second;
 }
 
-ServerCounters NodeServer::counters() const {
+ServerPoolCounters NodeServer::counters() const {
   std::lock_guard lock(counters_mutex_);
   return counters_;
 }

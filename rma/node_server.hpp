@@ -40,7 +40,7 @@ struct ServerPlan {
 };
 
 // What a server holds and did; SHIM_STATS reports it.
-struct ServerCounters {
+struct ServerPoolCounters {
   std::int64_t direct_buffer_bytes = 0;
   std::int64_t forward_buffer_bytes = 0;
   std::int64_t peak_buffers_in_use = 0;   // request buffers holding a message not yet released
@@ -62,7 +62,7 @@ class NodeServer {
 
   void add_window(std::uint64_t id, std::shared_ptr<NodeMemory> memory);
   void remove_window(std::uint64_t id);
-  ServerCounters counters() const;
+  ServerPoolCounters counters() const;
 
  private:
   struct Slot {
@@ -122,7 +122,7 @@ class NodeServer {
   std::int64_t in_use_ = 0;
   std::set<int> peers_;
   mutable std::mutex counters_mutex_;
-  ServerCounters counters_;
+  ServerPoolCounters counters_;
   std::thread thread_;
 };
 

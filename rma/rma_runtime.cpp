@@ -76,7 +76,7 @@ int server_credits() { return g_settings.credits; }
 std::int64_t server_buffer_bytes() { return g_settings.buffer_bytes; }
 const ServerMap& server_map() { return *g_map; }
 NodeServer* local_server() { return g_server.get(); }
-std::optional<ServerCounters> local_server_counters() {
+std::optional<ServerPoolCounters> local_server_pool_counters() {
   if (g_server == nullptr) return std::nullopt;
   return g_server->counters();
 }

@@ -46,6 +46,6 @@ const ServerMap& server_map();
 // This process's server, or nullptr.
 NodeServer* local_server();
 // What this node's server holds and did, if this process runs it.
-std::optional<ServerCounters> local_server_counters();
+std::optional<ServerPoolCounters> local_server_pool_counters();
 
 }  // namespace shim::rma

@@ -25,7 +25,7 @@ SHIM_EXPORT int shim_win_accumulate_path(MPI_Win win, char* path, int path_len) 
 SHIM_EXPORT int shim_get_server_counters(shim_server_counters* counters, int* runs_server) {
   if (counters == nullptr || runs_server == nullptr) return shim::raise_on_comm(MPI_COMM_SELF, MPI_ERR_ARG);
   *counters = shim_server_counters{};
-  const auto mine = shim::rma::local_server_counters();
+  const auto mine = shim::rma::local_server_pool_counters();
   *runs_server = mine ? 1 : 0;
   if (!mine) return MPI_SUCCESS;
   counters->direct_buffer_bytes = mine->direct_buffer_bytes;

@@ -72,9 +72,9 @@ std::string describe_clusters() {
 
 // SHIM_STATS: what this process's server held and did.
 void report_server_counters() {
-  const auto counters = rma::local_server_counters();
+  const auto counters = rma::local_server_pool_counters();
   if (!config().stats || !counters) return;
-  const rma::ServerCounters& c = *counters;
+  const rma::ServerPoolCounters& c = *counters;
   print_line("server of world rank " + std::to_string(world_rank()) + ": request buffers " +
              std::to_string(c.direct_buffer_bytes) + " bytes direct + " + std::to_string(c.forward_buffer_bytes) +
              " bytes forwarding, peak " + std::to_string(c.peak_buffers_in_use) + " in use; messages " +
