@@ -4,7 +4,8 @@
 // - The hierarchy's shadow communicator (a dup of the user's) carries the
 //   alltoall executor's phases and the broadcast pipeline's segments.
 // - The server communicator (a dup of MPI_COMM_WORLD) carries owner-computes
-//   requests to the node servers and their replies.
+//   requests to the node servers, forwards between servers, their replies
+//   and credits.
 // - shim-probe measures on MPI_COMM_WORLD with nothing of shim's running.
 #pragma once
 
@@ -17,6 +18,9 @@ inline constexpr int kBcastSegment = 1000;
 
 inline constexpr int kServerRequest = 7001;
 inline constexpr int kServerReply = 7002;
+inline constexpr int kServerCredit = 7003;         // first hop to origin: buffers released
+inline constexpr int kServerForward = 7004;        // intermediate server to target server
+inline constexpr int kServerForwardCredit = 7005;  // target server to intermediate: buffers released
 
 inline constexpr int kProbeTask = 71;
 inline constexpr int kProbeReady = 72;

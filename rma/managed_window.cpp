@@ -48,16 +48,22 @@ void touched_span(const DatatypeLayout& layout, MPI_Count count, std::int64_t& l
   high = std::max(first, last) + layout.true_extent;
 }
 
-// The largest payload of a chunk starting at `first` whose target runs fit
-// a request; at least one element.
-std::int64_t chunk_bytes(const DatatypeLayout& layout, std::int64_t first, std::int64_t left,
+// Same-node chunks: the payload and its runs in at most this many bytes
+// (large enough to amortise the locking, small enough to overlap packing).
+constexpr std::int64_t kLocalChunkBytes = 256 * 1024 + 4096 * static_cast<std::int64_t>(sizeof(ByteRun));
+
+// The largest payload of a chunk starting at `first` whose target runs and
+// payload fit `capacity` bytes; at least one element (a compare-and-swap is
+// one element, which with its comparand fits any server buffer).
+std::int64_t chunk_bytes(const DatatypeLayout& layout, std::int64_t first, std::int64_t left, std::int64_t capacity,
                          std::vector<ByteRun>& runs) {
   const std::int64_t element = layout.basic_size;
-  std::int64_t take = std::min(left, std::max(element, kChunkBytes / element * element));
+  std::int64_t take = std::min(left, std::max(element, (capacity - static_cast<std::int64_t>(sizeof(ByteRun))) / element * element));
   for (;;) {
     runs.clear();
     runs_of_stream(layout, first, take, runs);
-    if (static_cast<std::int64_t>(runs.size()) <= kMaxRuns || take == element) return take;
+    const std::int64_t bytes = static_cast<std::int64_t>(runs.size() * sizeof(ByteRun)) + take;
+    if (bytes <= capacity || take == element) return take;
     take = std::max(element, take / 2 / element * element);
   }
 }
@@ -121,7 +127,7 @@ int ManagedWindow::create(const Creation& creation, const topo::Hierarchy& hiera
   w->reason_ = AccumulatePolicy::explain(rule, facts);
   SHIM_TRY(w->create_windows(creation));
   if (w->path_ == AccumulatePath::owner && servers_running()) {
-    w->channel_.emplace(w->id_, server_comm(), server_comm_size());
+    w->channel_.emplace(w->id_, server_comm(), server_buffer_bytes());
     const int my_world = hierarchy.world_rank(w->rank_);
     if (local_server() != nullptr && server_of(my_world) == my_world) {
       local_server()->add_window(w->id_, w->memory_);
@@ -444,9 +450,13 @@ int ManagedWindow::apply_owner(const AccumulateCall& call, const Operands& opera
   const DatatypeLayout& layout = *operands.target;
   if (result && !target.same_node) SHIM_TRY(result->hold_type());
   unsigned char* old_stream = result ? result->packed.data() : nullptr;
+  // A request for another node, with its header, fits one server buffer.
+  const std::int64_t capacity =
+      target.same_node ? kLocalChunkBytes
+                       : request_capacity(server_buffer_bytes()) - static_cast<std::int64_t>(sizeof(RequestHeader)) - 16;
   std::vector<ByteRun> runs;
   for (std::int64_t first = 0; first < operands.bytes;) {
-    const std::int64_t take = chunk_bytes(layout, first, operands.bytes - first, runs);
+    const std::int64_t take = chunk_bytes(layout, first, operands.bytes - first, capacity, runs);
     const unsigned char* chunk = stream != nullptr ? stream + first : nullptr;
     unsigned char* old_chunk = old_stream != nullptr ? old_stream + first : nullptr;
     if (target.same_node) {

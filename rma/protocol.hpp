@@ -1,10 +1,13 @@
-// Messages between an origin and the communication server of the target's
-// node, on the server communicator (a dup of MPI_COMM_WORLD). A message
-// holds one or more requests; a request is a header, then `run_count`
-// ByteRuns (where the packed payload goes in the target segment), then the
-// payload. Requests from one origin are applied in
-// the order they were sent (MPI's non-overtaking rule on one communicator and
-// tag), which keeps accumulate_ordering's program order.
+// Messages between an origin and the communication servers, on the server
+// communicator (a dup of MPI_COMM_WORLD). A message is a MessageHeader, then
+// one or more requests, all for one target server; a request is a header,
+// then `run_count` ByteRuns (where the packed payload goes in the target
+// segment), then the payload. A message goes to the origin's first hop
+// (server_map.hpp), which applies it or forwards it unchanged to the target
+// server. Requests from one origin to one target are applied in the order
+// they were sent: they always take the same path, each hop is first in,
+// first out, and MPI does not overtake on one communicator and tag. That
+// keeps accumulate_ordering's program order.
 #pragma once
 
 #include <mpi.h>
@@ -16,10 +19,17 @@
 
 namespace shim::rma {
 
-// Payload bytes per request: larger operations travel in chunks of this, so
-// the server's receive buffer is bounded.
-constexpr std::int64_t kChunkBytes = 256 * 1024;
-constexpr std::int64_t kMaxRuns = 4096;
+enum MessageFlags : std::uint32_t {
+  kWantCredit = 1,         // the first hop answers once it released this message's buffer, and all before it
+  kWantForwardCredit = 2,  // the same, from a target server to the server that forwarded the message
+};
+
+struct alignas(16) MessageHeader {
+  std::uint32_t flags;
+  std::int32_t origin;        // world rank that answers go to
+  std::int32_t target_server;  // world rank of the server that applies the requests
+  std::int32_t reserved;
+};
 
 enum class RequestKind : std::uint32_t { accumulate, compare_and_swap, flush };
 
@@ -49,8 +59,9 @@ constexpr std::size_t padded_request_bytes(std::size_t runs, std::int64_t payloa
   return (bytes + 15) / 16 * 16;
 }
 
-constexpr std::int64_t kMaxRequestBytes =
-    static_cast<std::int64_t>(sizeof(RequestHeader)) + kMaxRuns * static_cast<std::int64_t>(sizeof(ByteRun)) +
-    kChunkBytes + 16;
+// The most bytes of requests one message of `buffer_bytes` may carry.
+constexpr std::int64_t request_capacity(std::int64_t buffer_bytes) {
+  return buffer_bytes - static_cast<std::int64_t>(sizeof(MessageHeader));
+}
 
 }  // namespace shim::rma

@@ -1,12 +1,14 @@
 #include "rma/server_channel.hpp"
-#include "common/message_tags.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 
+#include "common/message_tags.hpp"
 #include "common/mpi_try.hpp"
+#include "rma/credit_line.hpp"
 #include "rma/protocol.hpp"
+#include "rma/rma_runtime.hpp"
 
 namespace shim::rma {
 
@@ -14,19 +16,17 @@ namespace {
 
 // Replies from one server to this process match receives in the order the
 // receives were posted, and the server replies in the order the requests
-// arrived: posting and sending must happen together, for every window and
-// thread of the process.
+// arrived; credits likewise. Posting and sending must happen together, for
+// every window and thread of the process.
 std::mutex g_ship_mutex;
 
-// Requests a server may receive from one origin before the origin asks for
-// an acknowledgement, and acknowledgements outstanding before it waits:
-// together they bound what queues up at a server.
-constexpr int kRequestsPerAck = 16;
-constexpr std::size_t kMaxInFlight = 64;
-// Requests without a reply and up to this size (header, runs, payload) are
-// gathered per server into one message of at most this size: a Fock build
-// makes thousands of accumulates of a few KiB.
-constexpr std::int64_t kBatchBytes = 64 * 1024;
+// Per first hop (world rank): the credits are the process's, not a window's,
+// since the server's buffers are per origin process.
+struct FirstHop {
+  CreditLine line;
+  std::deque<std::pair<std::int64_t, MPI_Request>> credits;  // asked for, oldest first
+};
+std::map<int, FirstHop> g_first_hops;
 
 // A receive for a reply that will never come: cancelled and completed. If
 // the cancel itself fails there is nothing more to try; the send's error is
@@ -44,10 +44,28 @@ void write_request(const RequestHeader& header, const Shipment& s, unsigned char
   if (s.compare != nullptr) std::memcpy(payload + s.bytes, s.compare, static_cast<std::size_t>(s.bytes));
 }
 
+// Under g_ship_mutex: the oldest credit asked of `hop` is in.
+int wait_oldest_credit(FirstHop& hop) {
+  auto& [sequence, request] = hop.credits.front();
+  SHIM_TRY(PMPI_Wait(&request, MPI_STATUS_IGNORE));
+  hop.line.credited(sequence);
+  hop.credits.pop_front();
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
-ServerChannel::ServerChannel(std::uint64_t window_id, MPI_Comm server_comm, int world_size)
-    : window_id_(window_id), server_comm_(server_comm), unacknowledged_(static_cast<std::size_t>(world_size), 0) {}
+int drain_server_credits() {
+  const std::lock_guard ship_lock(g_ship_mutex);
+  for (auto& [server, hop] : g_first_hops) {
+    while (!hop.credits.empty()) SHIM_TRY(wait_oldest_credit(hop));
+  }
+  g_first_hops.clear();
+  return MPI_SUCCESS;
+}
+
+ServerChannel::ServerChannel(std::uint64_t window_id, MPI_Comm server_comm, std::int64_t buffer_bytes)
+    : window_id_(window_id), server_comm_(server_comm), buffer_bytes_(buffer_bytes) {}
 
 int ServerChannel::ship(const Shipment& s) {
   RequestHeader header{};
@@ -62,12 +80,16 @@ int ServerChannel::ship(const Shipment& s) {
   header.payload_bytes = s.data == nullptr ? 0 : (s.compare != nullptr ? 2 * s.bytes : s.bytes);
   if (s.result) header.flags = kWantResult;
   const std::size_t size = padded_request_bytes(s.runs.size(), header.payload_bytes);
-  if (!s.result && s.compare == nullptr && size <= static_cast<std::size_t>(kBatchBytes)) {
+  unflushed_.insert(s.server);
+  if (!s.result && s.compare == nullptr) {
+    // Requests without a reply are gathered per server: a Fock build makes
+    // thousands of accumulates of a few KiB.
     const auto pending = batches_.find(s.server);
-    if (pending != batches_.end() && pending->second.bytes.size() + size > static_cast<std::size_t>(kBatchBytes)) {
+    if (pending != batches_.end() && pending->second.bytes.size() + size > static_cast<std::size_t>(buffer_bytes_)) {
       SHIM_TRY(send_batch(s.server, false));
     }
     Batch& batch = batches_[s.server];
+    if (batch.bytes.empty()) batch.bytes.resize(sizeof(MessageHeader));
     batch.last = batch.bytes.size();
     batch.bytes.resize(batch.last + size);
     write_request(header, s, batch.bytes.data() + batch.last);
@@ -75,11 +97,8 @@ int ServerChannel::ship(const Shipment& s) {
   }
   // What was batched for this server goes first: program order.
   SHIM_TRY(send_batch(s.server, false));
-  if (!s.result && unacknowledged_[static_cast<std::size_t>(s.server)] + 1 >= kRequestsPerAck) {
-    header.flags = kWantAck;
-  }
-  std::vector<unsigned char> message(size);
-  write_request(header, s, message.data());
+  std::vector<unsigned char> message(sizeof(MessageHeader) + size);
+  write_request(header, s, message.data() + sizeof(MessageHeader));
   return post(s.server, std::move(message), header.flags, s.result, s.result_slot, s.bytes);
 }
 
@@ -89,7 +108,7 @@ int ServerChannel::send_batch(int server, bool acknowledge) {
   Batch batch = std::move(found->second);
   batches_.erase(found);
   std::uint32_t flags = 0;
-  if (acknowledge || unacknowledged_[static_cast<std::size_t>(server)] + 1 >= kRequestsPerAck) {
+  if (acknowledge) {
     // The last request of the batch asks for the acknowledgement: the
     // server applies a batch in order, so it covers all of them.
     flags = kWantAck;
@@ -101,6 +120,7 @@ int ServerChannel::send_batch(int server, bool acknowledge) {
   return post(server, std::move(batch.bytes), flags, nullptr, nullptr, 0);
 }
 
+// `message` starts with room for the MessageHeader, written here.
 int ServerChannel::post(int server, std::vector<unsigned char> message, std::uint32_t flags,
                         const std::shared_ptr<ResultAssembly>& result, unsigned char* result_slot,
                         std::int64_t result_bytes) {
@@ -109,6 +129,19 @@ int ServerChannel::post(int server, std::vector<unsigned char> message, std::uin
   InFlight reply;
   {
     const std::lock_guard ship_lock(g_ship_mutex);
+    const int first_hop_server = first_hop(server);
+    FirstHop& hop = g_first_hops.try_emplace(first_hop_server, FirstHop{CreditLine(server_credits()), {}})
+                        .first->second;
+    while (hop.line.full()) SHIM_TRY(wait_oldest_credit(hop));
+    MessageHeader header{};
+    header.flags = hop.line.next_wants_credit() ? std::uint32_t{kWantCredit} : 0;
+    header.origin = my_world_rank();
+    header.target_server = server;
+    std::memcpy(send.buffer.data(), &header, sizeof header);
+    MPI_Request credit = MPI_REQUEST_NULL;
+    if (header.flags & kWantCredit) {
+      SHIM_TRY(PMPI_Irecv(nullptr, 0, MPI_BYTE, first_hop_server, tags::kServerCredit, server_comm_, &credit));
+    }
     if (flags & kWantResult) {
       SHIM_TRY(PMPI_Irecv_c(result_slot, result_bytes, MPI_BYTE, server, tags::kServerReply, server_comm_,
                             &reply.request));
@@ -121,22 +154,47 @@ int ServerChannel::post(int server, std::vector<unsigned char> message, std::uin
                             tags::kServerReply, server_comm_, &reply.request));
     }
     if (const int rc = PMPI_Isend_c(send.buffer.data(), static_cast<MPI_Count>(send.buffer.size()), MPI_BYTE,
-                                    server, tags::kServerRequest, server_comm_, &send.request);
+                                    first_hop_server, tags::kServerRequest, server_comm_, &send.request);
         rc != MPI_SUCCESS) {
-      // The reply will never come: its receive must not stay posted, where it
-      // would take the reply meant for a later request.
+      // Nothing will answer: the receives must not stay posted, where they
+      // would take the answers meant for later messages.
+      if (credit != MPI_REQUEST_NULL) withdraw(credit);
       if (reply.request != MPI_REQUEST_NULL) {
         withdraw(reply.request);
         if (reply.result) --reply.result->replies_left;
       }
       return rc;
     }
+    const std::int64_t sequence = hop.line.sent();
+    if (credit != MPI_REQUEST_NULL) hop.credits.emplace_back(sequence, credit);
   }
-  int& unacknowledged = unacknowledged_[static_cast<std::size_t>(server)];
-  unacknowledged = flags != 0 ? 0 : unacknowledged + 1;
   in_flight_.push_back(std::move(send));
   if (reply.request != MPI_REQUEST_NULL) in_flight_.push_back(std::move(reply));
-  return in_flight_.size() > kMaxInFlight ? wait_in_flight(kMaxInFlight / 2) : MPI_SUCCESS;
+  return retire_finished();
+}
+
+int ServerChannel::settle(InFlight& oldest) {
+  int rc = MPI_SUCCESS;
+  if (oldest.ack) std::memcpy(&rc, oldest.buffer.data(), sizeof rc);
+  if (oldest.result && --oldest.result->replies_left == 0) {
+    const int finished = oldest.result->finish();
+    if (rc == MPI_SUCCESS) rc = finished;
+  }
+  return rc;
+}
+
+// Operations at the front that are done already leave, so that what a long
+// epoch keeps is what is really in flight.
+int ServerChannel::retire_finished() {
+  while (!in_flight_.empty()) {
+    int finished = 0;
+    SHIM_TRY(PMPI_Test(&in_flight_.front().request, &finished, MPI_STATUS_IGNORE));
+    if (!finished) break;
+    const int rc = settle(in_flight_.front());
+    in_flight_.pop_front();
+    SHIM_TRY(rc);
+  }
+  return MPI_SUCCESS;
 }
 
 // Waits for the oldest operations in flight until at most `keep` remain.
@@ -147,41 +205,38 @@ int ServerChannel::wait_in_flight(std::size_t keep) {
   };
   while (in_flight_.size() > keep) {
     InFlight& oldest = in_flight_.front();
-    keep_first(PMPI_Wait(&oldest.request, MPI_STATUS_IGNORE));
-    if (oldest.ack && rc == MPI_SUCCESS) {
-      std::int32_t status = MPI_SUCCESS;
-      std::memcpy(&status, oldest.buffer.data(), sizeof status);
-      keep_first(status);
-    }
-    if (oldest.result && --oldest.result->replies_left == 0) keep_first(oldest.result->finish());
+    const int waited = PMPI_Wait(&oldest.request, MPI_STATUS_IGNORE);
+    keep_first(waited);
+    if (waited == MPI_SUCCESS) keep_first(settle(oldest));
     in_flight_.pop_front();
   }
   return rc;
 }
 
-// Every server this process shipped to without an acknowledgement since:
-// its pending batch goes with one, or a flush request asks for one; the
-// acknowledgement means everything before it is applied.
+// Every server shipped to since the last completion: its pending batch goes
+// with an acknowledgement, or a flush request asks for one. It travels the
+// requests' path, so the acknowledgement means everything before it is
+// applied.
 int ServerChannel::flush_servers() {
-  while (!batches_.empty()) SHIM_TRY(send_batch(batches_.begin()->first, true));
-  for (std::size_t server = 0; server < unacknowledged_.size(); ++server) {
-    if (unacknowledged_[server] == 0) continue;
+  for (const int server : unflushed_) {
+    if (batches_.contains(server)) {
+      SHIM_TRY(send_batch(server, true));
+      continue;
+    }
     RequestHeader header{};
     header.kind = RequestKind::flush;
     header.flags = kWantAck;
     header.window_id = window_id_;
-    std::vector<unsigned char> message(sizeof header);
-    std::memcpy(message.data(), &header, sizeof header);
-    SHIM_TRY(post(static_cast<int>(server), std::move(message), kWantAck, nullptr, nullptr, 0));
+    std::vector<unsigned char> message(sizeof(MessageHeader) + sizeof header);
+    std::memcpy(message.data() + sizeof(MessageHeader), &header, sizeof header);
+    SHIM_TRY(post(server, std::move(message), kWantAck, nullptr, nullptr, 0));
   }
+  unflushed_.clear();
   return MPI_SUCCESS;
 }
 
 int ServerChannel::complete() {
-  if (in_flight_.empty() && batches_.empty() &&
-      std::all_of(unacknowledged_.begin(), unacknowledged_.end(), [](int n) { return n == 0; })) {
-    return MPI_SUCCESS;
-  }
+  if (in_flight_.empty() && unflushed_.empty()) return MPI_SUCCESS;
   SHIM_TRY(flush_servers());
   return wait_in_flight(0);
 }

@@ -1,5 +1,6 @@
 // One window's origin side of owner-computes towards other nodes' servers:
-// requests batched per server, messages in flight, acknowledgements awaited.
+// requests batched per target server, sent to the first hop the server map
+// names for it within this process's credits there, answers awaited.
 // Completion (flush, unlock, fence, complete) is complete(): every request
 // applied at its target and every result delivered.
 #pragma once
@@ -10,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -35,8 +37,9 @@ struct Shipment {
 
 class ServerChannel {
  public:
-  // `world_size`: servers are addressed by world rank on `server_comm`.
-  ServerChannel(std::uint64_t window_id, MPI_Comm server_comm, int world_size);
+  // Servers are addressed by world rank on `server_comm`; messages are at
+  // most `buffer_bytes` (the servers' request buffers).
+  ServerChannel(std::uint64_t window_id, MPI_Comm server_comm, std::int64_t buffer_bytes);
 
   int ship(const Shipment& shipment);
   // Everything shipped applied, every result delivered.
@@ -47,26 +50,34 @@ class ServerChannel {
  private:
   struct InFlight {
     MPI_Request request = MPI_REQUEST_NULL;
-    std::vector<unsigned char> buffer;       // a request's bytes, or an acknowledgement's
+    std::vector<unsigned char> buffer;       // a message's bytes, or an acknowledgement's
     std::shared_ptr<ResultAssembly> result;  // replies carrying a result
     bool ack = false;
   };
   struct Batch {
-    std::vector<unsigned char> bytes;
-    std::size_t last = 0;  // offset of the last request's header
+    std::vector<unsigned char> bytes;  // a MessageHeader, then requests
+    std::size_t last = 0;              // offset of the last request's header
   };
 
   int send_batch(int server, bool acknowledge);
   int post(int server, std::vector<unsigned char> message, std::uint32_t flags,
            const std::shared_ptr<ResultAssembly>& result, unsigned char* result_slot, std::int64_t result_bytes);
+  int settle(InFlight& oldest);
+  int retire_finished();
   int wait_in_flight(std::size_t keep);
   int flush_servers();
 
   std::uint64_t window_id_;
   MPI_Comm server_comm_;
+  std::int64_t buffer_bytes_;
   std::deque<InFlight> in_flight_;
-  std::vector<int> unacknowledged_;  // per server world rank: requests sent since the last acknowledgement
-  std::map<int, Batch> batches_;     // per server world rank
+  std::set<int> unflushed_;       // target servers shipped to since the last completion
+  std::map<int, Batch> batches_;  // per target server
 };
+
+// This process's credits at every first hop, for all windows and threads:
+// waits until each server released all it was sent that asked for a
+// credit. Before the collective that stops the servers.
+int drain_server_credits();
 
 }  // namespace shim::rma

@@ -31,20 +31,12 @@ void ServerCounters::applied(std::int64_t data_bytes) {
   add(bytes_, static_cast<std::uint64_t>(data_bytes));
 }
 
-ServerCounters::BusyTime::BusyTime() : begun_(std::chrono::steady_clock::now()) {}
-
-ServerCounters::BusyTime::~BusyTime() {
-  add(server_counters().busy_ns_, static_cast<std::uint64_t>(steady_ns(std::chrono::steady_clock::now()) -
-                                                             steady_ns(begun_)));
-}
-
 ServerCounters::Reading ServerCounters::read() const {
   Reading reading;
   reading.started = started_.load(std::memory_order_acquire);
   if (!reading.started) return reading;
   reading.requests = requests_.load(std::memory_order_relaxed);
   reading.bytes = bytes_.load(std::memory_order_relaxed);
-  reading.busy_ns = busy_ns_.load(std::memory_order_relaxed);
   reading.wall_ns = static_cast<std::uint64_t>(steady_ns(std::chrono::steady_clock::now()) - start_ns_.load());
   const clockid_t clock = cpu_clock_.load();
   timespec cpu{};

@@ -1,7 +1,7 @@
 // What this process's node server did, for the SHIM_STATS report: requests
-// applied and their bytes, time spent handling messages, and the CPU the
-// server thread used, so the report can show how busy each server was and
-// what it cost while idle. The server thread writes; any thread reads.
+// applied and their bytes, and the CPU the server thread used, so the report
+// can show what it cost while idle (its busy time is the server's own
+// counter, ServerPoolCounters). The server thread writes; any thread reads.
 #pragma once
 
 #include <time.h>
@@ -19,24 +19,10 @@ class ServerCounters {
   // On the server thread: one request applied (flushes are not requests).
   void applied(std::int64_t data_bytes);
 
-  // Time from construction to destruction counts as busy. On the server
-  // thread, around the handling of each message.
-  class BusyTime {
-   public:
-    BusyTime();
-    BusyTime(const BusyTime&) = delete;
-    BusyTime& operator=(const BusyTime&) = delete;
-    ~BusyTime();
-
-   private:
-    std::chrono::steady_clock::time_point begun_;
-  };
-
   struct Reading {
     bool started = false;
     std::uint64_t requests = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t busy_ns = 0;
     std::uint64_t wall_ns = 0;  // since start()
     std::uint64_t cpu_ns = 0;   // the server thread's CPU time since it began
   };
@@ -49,7 +35,6 @@ class ServerCounters {
   std::atomic<clockid_t> cpu_clock_{CLOCK_THREAD_CPUTIME_ID};
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> bytes_{0};
-  std::atomic<std::uint64_t> busy_ns_{0};
 };
 
 // This process's: only the process that hosts its node's server counts.

@@ -30,6 +30,13 @@ bool parse_int_in(std::string_view text, int low, int high, int& value) {
   return true;
 }
 
+bool parse_bytes_in(std::string_view text, std::int64_t low, std::int64_t high, std::int64_t& value) {
+  std::int64_t bytes = 0;
+  if (!parse_byte_size(text, bytes) || bytes < low || bytes > high) return false;
+  value = bytes;
+  return true;
+}
+
 constexpr std::array kSpecs = {
     SettingSpec{"SHIM_ENABLE", "0|1", "1", "0: pure pass-through, every call goes straight to PMPI_*",
                 [](std::string_view t, Config& c) { return parse_switch(t, c.enabled); }},
@@ -93,10 +100,7 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_BCAST_SEGMENT", "bytes >= 1K, optional K|M|G suffix", "64K",
                 "broadcasts larger than this travel the tree in pipelined segments of this size",
                 [](std::string_view t, Config& c) {
-                  std::int64_t bytes = 0;
-                  if (!parse_byte_size(t, bytes) || bytes < 1024) return false;
-                  c.bcast_segment_bytes = bytes;
-                  return true;
+                  return parse_bytes_in(t, 1024, std::numeric_limits<std::int64_t>::max(), c.bcast_segment_bytes);
                 }},
     SettingSpec{"SHIM_MIRROR_SEGMENTS", "contiguous|per-process", "contiguous",
                 "memory of a mirrored window's node copy: one contiguous array, or each process's block on pages "
@@ -122,6 +126,26 @@ constexpr std::array kSpecs = {
                 "longest sleep of an idle server between polls; it backs off to this from busy polling, so "
                 "larger values cost less idle CPU and more latency for the first request after a quiet spell",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 100000, c.server_poll_max_us); }},
+    SettingSpec{"SHIM_SERVER_CLUSTER", "auto|integer >= 1", "auto (ceil(sqrt(nodes)))",
+                "servers per cooperative cluster: each origin sends to one server of each cluster, which forwards "
+                "to the target node's server, so a server buffers requests from about N/g processes instead of N. "
+                "1: every origin sends to the target's server directly. Larger than the node count: the node count",
+                [](std::string_view t, Config& c) {
+                  if (t == "auto") {
+                    c.server_cluster = 0;
+                    return true;
+                  }
+                  return parse_int_in(t, 1, 1 << 30, c.server_cluster);
+                }},
+    SettingSpec{"SHIM_SERVER_CREDITS", "integer 1..1024", "8",
+                "messages a process may have unreleased at one server (and a server at another): each is one "
+                "request buffer there, so a server's buffers are bounded by construction",
+                [](std::string_view t, Config& c) { return parse_int_in(t, 1, 1024, c.server_credits); }},
+    SettingSpec{"SHIM_SERVER_BUFFER_SIZE", "bytes 1K..64M, optional K|M|G suffix", "16K",
+                "one server request buffer: the largest message to a server; larger accumulates travel in chunks",
+                [](std::string_view t, Config& c) {
+                  return parse_bytes_in(t, 1024, std::int64_t{64} << 20, c.server_buffer_bytes);
+                }},
 };
 
 }  // namespace

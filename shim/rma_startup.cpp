@@ -1,6 +1,7 @@
 #include "shim/rma_startup.hpp"
 
 #include <atomic>
+#include <string>
 
 #include "common/log.hpp"
 #include "rma/datatype_layout.hpp"
@@ -14,6 +15,9 @@ namespace shim {
 namespace {
 
 std::atomic<bool> g_ready{false};
+
+std::string describe_clusters();
+void report_server_counters();
 
 // Servers need MPI_THREAD_MULTIPLE (a thread calls MPI beside the
 // application) and every process's MPI_Init (they start collectively).
@@ -32,11 +36,51 @@ void start_servers_if_wanted(StartMode mode) {
   const topo::Hierarchy* hierarchy = nullptr;
   int rc = comm_state(MPI_COMM_WORLD, world);
   if (rc == MPI_SUCCESS) rc = world->hierarchy(MPI_COMM_WORLD, settings.node_size, hierarchy);
-  if (rc == MPI_SUCCESS) rc = rma::start_servers(*hierarchy, {settings.server_poll_max_us});
+  if (rc == MPI_SUCCESS) {
+    const int nodes = hierarchy->layout().nodes();
+    if (settings.server_cluster > nodes && world_rank() == 0) {
+      print_line("SHIM_SERVER_CLUSTER=" + std::to_string(settings.server_cluster) + " is more than the " +
+                 std::to_string(nodes) + " nodes; using " + std::to_string(nodes));
+    }
+    rc = rma::start_servers(*hierarchy, {settings.server_poll_max_us, settings.server_cluster,
+                                         settings.server_credits, settings.server_buffer_bytes});
+  }
   if (rc != MPI_SUCCESS && world_rank() == 0) {
     print_line("SHIM_SERVER: the server threads could not start (MPI error " + std::to_string(rc) +
                "); windows spanning nodes use native accumulates");
+    return;
   }
+  if (settings.verbose && world_rank() == 0) print_line(describe_clusters());
+}
+
+// The cluster map in one line, with the largest server's buffers.
+std::string describe_clusters() {
+  const Config& settings = config();
+  const rma::ServerMap& map = rma::server_map();
+  rma::ServerFootprint largest;
+  for (int node = 0; node < map.nodes(); ++node) {
+    const auto f = rma::footprint(map, node, settings.server_credits, settings.server_buffer_bytes);
+    if (f.direct_bytes + f.forward_bytes > largest.direct_bytes + largest.forward_bytes) largest = f;
+  }
+  return "server clusters: " + std::to_string(map.nodes()) + " node servers in " + std::to_string(map.clusters()) +
+         " clusters of at most " + std::to_string(map.cluster_size()) + "; " + std::to_string(settings.server_credits) +
+         " credits of " + std::to_string(settings.server_buffer_bytes) + " bytes; largest server: " +
+         std::to_string(largest.direct_origins) + " direct origins (" + std::to_string(largest.direct_bytes) +
+         " bytes), " + std::to_string(largest.forwarding_servers) + " forwarding servers (" +
+         std::to_string(largest.forward_bytes) + " bytes), " + std::to_string(largest.peers) + " peers";
+}
+
+// SHIM_STATS: what this process's server held and did.
+void report_server_counters() {
+  const auto counters = rma::local_server_pool_counters();
+  if (!config().stats || !counters) return;
+  const rma::ServerPoolCounters& c = *counters;
+  print_line("server of world rank " + std::to_string(world_rank()) + ": request buffers " +
+             std::to_string(c.direct_buffer_bytes) + " bytes direct + " + std::to_string(c.forward_buffer_bytes) +
+             " bytes forwarding, peak " + std::to_string(c.peak_buffers_in_use) + " in use; messages " +
+             std::to_string(c.messages_direct) + " applied direct, " + std::to_string(c.messages_forwarded) +
+             " forwarded, " + std::to_string(c.messages_from_servers) + " from servers; " +
+             std::to_string(c.distinct_peers) + " peers; busy " + std::to_string(c.busy_ns / 1000) + " us");
 }
 
 }  // namespace
@@ -53,6 +97,7 @@ void start_rma_wing(StartMode mode) {
 
 void stop_rma_wing() {
   if (!g_ready.exchange(false)) return;
+  report_server_counters();
   if (const int rc = rma::stop_servers(); rc != MPI_SUCCESS) {
     print_line("stopping the server threads failed (MPI error " + std::to_string(rc) + ")");
   }

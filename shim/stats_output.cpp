@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "rma/rma_runtime.hpp"
 #include "rma/server_counters.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/runtime.hpp"
@@ -99,12 +100,13 @@ const topo::Layout* world_layout(bool job_wide) {
 using ServerRecord = std::array<std::int64_t, 8>;
 ServerRecord local_server(int world_rank, const topo::Layout* layout) {
   const rma::ServerCounters::Reading r = rma::server_counters().read();
+  const auto pool = rma::local_server_pool_counters();
   return {r.started ? 1 : 0,
           layout != nullptr ? layout->node_of(world_rank) : -1,
           world_rank,
           static_cast<std::int64_t>(r.requests),
           static_cast<std::int64_t>(r.bytes),
-          static_cast<std::int64_t>(r.busy_ns),
+          pool ? pool->busy_ns : 0,
           static_cast<std::int64_t>(r.wall_ns),
           static_cast<std::int64_t>(r.cpu_ns)};
 }

@@ -100,6 +100,22 @@ int shim_reset_counters(void);
  * the window info key "shim_accumulate" (auto|owner|caller|native). */
 int shim_win_accumulate_path(MPI_Win win, char *path, int path_len);
 
+typedef struct shim_server_counters {
+  int64_t direct_buffer_bytes;   /* request buffers for the origins assigned to this server */
+  int64_t forward_buffer_bytes;  /* request buffers for the other servers of its cluster */
+  int64_t peak_buffers_in_use;   /* most buffers holding a message not yet released at once */
+  int64_t messages_direct;       /* from origins, applied here */
+  int64_t messages_forwarded;    /* from origins, forwarded to another server of the cluster */
+  int64_t messages_from_servers; /* forwarded here by another server */
+  int64_t distinct_peers;        /* processes that sent to this server */
+  int64_t busy_ns;               /* time spent handling messages */
+} shim_server_counters;
+
+/* Local: the counters of the communication server this process runs (the
+ * lowest world rank of each node runs its node's). *runs_server is 0, and
+ * the counters zero, in every other process and when no servers run. */
+int shim_get_server_counters(shim_server_counters *counters, int *runs_server);
+
 #ifdef __cplusplus
 }
 #endif

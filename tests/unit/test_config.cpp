@@ -2,6 +2,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shim/config.hpp"
 
@@ -30,6 +32,32 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   CHECK(parsed.config.nic == shim::topo::NicClass::onload);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 16384);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
+  CHECK(parsed.config.server_cluster == 0);
+  CHECK(parsed.config.server_credits == 8);
+  CHECK(parsed.config.server_buffer_bytes == 16384);
+}
+
+TEST_CASE("server clustering settings: good values are applied, bad ones cost one line and keep the default",
+          "[config]") {
+  const auto good = parse({{"SHIM_SERVER_CLUSTER", "3"}, {"SHIM_SERVER_CREDITS", "1"},
+                           {"SHIM_SERVER_BUFFER_SIZE", "4K"}});
+  CHECK(good.problems.empty());
+  CHECK(good.config.server_cluster == 3);
+  CHECK(good.config.server_credits == 1);
+  CHECK(good.config.server_buffer_bytes == 4096);
+  CHECK(parse({{"SHIM_SERVER_CLUSTER", "auto"}}).config.server_cluster == 0);
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"SHIM_SERVER_CLUSTER", "0"}, {"SHIM_SERVER_CLUSTER", "abc"}, {"SHIM_SERVER_CLUSTER", "-2"},
+           {"SHIM_SERVER_CREDITS", "0"}, {"SHIM_SERVER_CREDITS", "x"}, {"SHIM_SERVER_BUFFER_SIZE", "0"},
+           {"SHIM_SERVER_BUFFER_SIZE", "512"}, {"SHIM_SERVER_BUFFER_SIZE", "1Q"}}) {
+    CAPTURE(name, value);
+    const auto bad = parse({{name, value}});
+    REQUIRE(bad.problems.size() == 1);
+    CHECK(bad.problems[0].find(name + "='" + value + "'") == 0);
+    CHECK(bad.config.server_cluster == 0);
+    CHECK(bad.config.server_credits == 8);
+    CHECK(bad.config.server_buffer_bytes == 16384);
+  }
 }
 
 TEST_CASE("valid settings are applied", "[config]") {

@@ -1,0 +1,166 @@
+#!/usr/bin/python3 -B
+"""acc_cluster: cooperative server clustering (SHIM_SERVER_CLUSTER), measured
+and modelled.
+
+1. Latency (8 B, MPI_Accumulate + MPI_Win_flush) and bandwidth (1 MiB, 64 per
+   flush) of the owner path, 2 ranks on two virtual nodes of one rank:
+   direct (g=1: rank 0 sends to rank 1's server) and forwarded (g=2: rank 0's
+   first hop is its own node's server, which forwards to rank 1's). g is fixed
+   at MPI_Init, so the two run as separate acc_latency jobs, alternating
+   (--runs each); the figures are medians over runs of each run's median.
+2. Per-server request buffers, peers, VmHWM and open descriptors from
+   bench/acc_cluster after every process accumulated into every other, for
+   N processes on virtual nodes of --ppn, unclustered (g=1) and clustered
+   (default g), beside the model (counts, not timings: any N).
+3. The model (rma/server_map) for the largest server at 9,600 processes on 800
+   nodes and 100,000 on 1,000 nodes, unclustered and clustered.
+Writes acc_cluster.png and the tables (markdown) to --out.
+
+  bench/acc_cluster.py [--build DIR] [--out DIR] [--runs R] [--sizes 4,8,16,32] [--ppn P]
+"""
+import argparse
+import csv
+import io
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_csv(command, env):
+    full = dict(os.environ, **env)
+    out = subprocess.run(command, env=full, capture_output=True, text=True, timeout=900)
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
+    rows = [line for line in out.stdout.splitlines() if line and not line.startswith("#")]
+    return list(csv.DictReader(io.StringIO("\n".join(rows))))
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+
+def latency(build, runs):
+    program = os.path.join(build, "bench", "acc_latency")
+    samples = {"direct": [], "forwarded": []}
+    for _ in range(runs):
+        for name, g in (("direct", "1"), ("forwarded", "2")):
+            rows = run_csv(["mpiexec", "-n", "2", program, "--paths", "owner", "--sizes", "8,1M", "--rounds", "5",
+                            "--batch-ms", "30", "--csv"],
+                           {"SHIM_NODE_SIZE": "1", "SHIM_SERVER_CLUSTER": g})
+            by_size = {int(r["bytes"]): r for r in rows}
+            samples[name].append((float(by_size[8]["latency_us"]), float(by_size[1 << 20]["bandwidth_mbs"])))
+    lines = ["| path | 8 B latency (us) | 1 MiB bandwidth (MB/s) |", "|---|---|---|"]
+    result = {}
+    for name, values in samples.items():
+        result[name] = (median([v[0] for v in values]), median([v[1] for v in values]))
+        lines.append(f"| {name} | {result[name][0]:.2f} | {result[name][1]:.1f} |")
+    ratio_lat = median([f[0] / d[0] for d, f in zip(samples["direct"], samples["forwarded"])])
+    ratio_bw = median([f[1] / d[1] for d, f in zip(samples["direct"], samples["forwarded"])])
+    lines.append(f"| forwarded / direct (median of same-pair ratios) | {ratio_lat:.2f} | {ratio_bw:.2f} |")
+    return lines
+
+
+def memory(build, sizes, ppn):
+    program = os.path.join(build, "bench", "acc_cluster")
+    points = []
+    for n in sizes:
+        for g in ("1", "auto"):
+            rows = run_csv(["mpiexec", "-n", str(n), program, "--csv"],
+                           {"SHIM_NODE_SIZE": str(ppn), "SHIM_SERVER_CLUSTER": g})
+            def most(*fields):
+                return max(sum(int(r[f]) for f in fields) for r in rows)
+            points.append({"processes": n, "g": int(rows[0]["g"]), "clustered": g != "1",
+                           "bytes": most("direct_bytes", "forward_bytes"),
+                           "model_bytes": most("model_direct_bytes", "model_forward_bytes"),
+                           "peers": most("peers"), "model_peers": most("model_peers"),
+                           "vm_hwm_kib": max(int(r["vm_hwm_kib"]) for r in rows),
+                           "open_fds": max(int(r["open_fds"]) for r in rows)})
+    lines = ["| processes | g | most buffer bytes of a server | model | most peers | model | max VmHWM (KiB) "
+             "| max open fds |", "|---|---|---|---|---|---|---|---|"]
+    for p in points:
+        lines.append(f"| {p['processes']} | {p['g']} | {p['bytes']} | {p['model_bytes']} | {p['peers']} | "
+                     f"{p['model_peers']} | {p['vm_hwm_kib']} | {p['open_fds']} |")
+    return points, lines
+
+
+def model(build, jobs):
+    program = os.path.join(build, "bench", "acc_cluster")
+    table = []
+    for processes, ppn in jobs:
+        out = subprocess.run([program, "--model", str(processes), "--ppn", str(ppn), "--csv"],
+                             capture_output=True, text=True, timeout=300)
+        rows = [line for line in out.stdout.splitlines() if line and not line.startswith("#")]
+        table.extend(csv.DictReader(io.StringIO("\n".join(rows))))
+    lines = ["| processes | nodes | g | direct origins | direct MiB | forwarding MiB | peers |",
+             "|---|---|---|---|---|---|---|"]
+    for r in table:
+        lines.append(f"| {r['processes']} | {r['nodes']} | {r['g']} | {r['direct_origins']} | "
+                     f"{int(r['direct_bytes']) / 2**20:.1f} | {int(r['forward_bytes']) / 2**20:.2f} | {r['peers']} |")
+    return table, lines
+
+
+def plot(points, table, build, ppn, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    program = os.path.join(build, "bench", "acc_cluster")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    sizes = sorted({p["processes"] for p in points} | {12 * k for k in (10, 50, 100, 200, 400, 800)})
+    for clustered, style in ((False, "C0"), (True, "C1")):
+        xs, mib, peers = [], [], []
+        for n in sizes:
+            this_ppn = ppn if n <= max(p["processes"] for p in points) else 12
+            cmd = [program, "--model", str(n), "--ppn", str(this_ppn), "--csv"]
+            rows = [r for r in csv.DictReader(io.StringIO("\n".join(
+                line for line in subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()
+                if line and not line.startswith("#"))))]
+            row = rows[1] if clustered else rows[0]
+            xs.append(n)
+            mib.append((int(row["direct_bytes"]) + int(row["forward_bytes"])) / 2**20)
+            peers.append(int(row["peers"]))
+        label = "clustered (default g), model" if clustered else "unclustered (g=1), model"
+        axes[0].plot(xs, mib, style + "-", label=label)
+        axes[1].plot(xs, peers, style + "-", label=label)
+        measured = [p for p in points if p["clustered"] == clustered]
+        axes[0].plot([p["processes"] for p in measured], [p["bytes"] / 2**20 for p in measured], style + "o",
+                     label=label.replace("model", "measured"))
+        axes[1].plot([p["processes"] for p in measured], [p["peers"] for p in measured], style + "o",
+                     label=label.replace("model", "measured"))
+    for ax, title in ((axes[0], "largest server's request buffers (MiB)"), (axes[1], "peers sending to it")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("processes (measured: virtual nodes of %d; model beyond: 12 per node)" % ppn)
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "acc_cluster.png"), dpi=110)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    parser.add_argument("--out", default=".")
+    parser.add_argument("--runs", type=int, default=4)
+    parser.add_argument("--sizes", default="4,8,16,32")
+    parser.add_argument("--ppn", type=int, default=2)
+    parser.add_argument("--no-latency", action="store_true")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    if not args.no_latency:
+        print("\n".join(latency(args.build, args.runs)) + "\n")
+    points, lines = memory(args.build, [int(s) for s in args.sizes.split(",")], args.ppn)
+    print("\n".join(lines) + "\n")
+    table, lines = model(args.build, [(9600, 12), (100000, 100)])
+    print("\n".join(lines) + "\n")
+    plot(points, table, args.build, args.ppn, args.out)
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+// Which server an origin sends to (after Yu et al., "Cooperative server
+// clustering for a scalable GAS model on petascale Cray XT5 systems", 2010):
+// the node servers form floor(nodes / g) clusters of consecutive nodes, as
+// even as can be (widths g or more, differing by one at most: no small
+// remainder cluster serves a large share of the job), and each origin is
+// assigned to one server in every cluster (world rank mod the cluster's
+// width). A request for node t goes to the server of t's cluster that the
+// origin is assigned to; that server applies it if it is t's own, and
+// forwards it to t's server otherwise. A server therefore holds request
+// buffers for about N/g origins and for the g - 1 other servers of its
+// cluster, instead of for all N processes. No MPI here.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace shim::rma {
+
+// The cluster width for `requested` (0: the default, ceil(sqrt(nodes))),
+// at most `nodes`.
+int resolve_cluster_size(int requested, int nodes);
+
+// `nodes` consecutive nodes cut into floor(nodes / width) clusters of at
+// least `width` nodes whose widths differ by one at most, the wider first.
+struct ClusterSplit {
+  ClusterSplit(std::int64_t nodes, std::int64_t width);
+  std::int64_t cluster_of(std::int64_t node) const;
+  std::int64_t first_node(std::int64_t cluster) const;
+  std::int64_t width(std::int64_t cluster) const { return cluster < wide_ ? narrow_ + 1 : narrow_; }
+
+  std::int64_t clusters = 1;
+
+ private:
+  std::int64_t narrow_ = 1;
+  std::int64_t wide_ = 0;  // clusters of narrow_ + 1 nodes
+};
+
+class ServerMap {
+ public:
+  // `node_of_rank[r]`: the node (0 .. nodes - 1) of world rank r; a node's
+  // server is its lowest world rank. `cluster_size` as resolved.
+  ServerMap(std::vector<int> node_of_rank, int cluster_size);
+
+  int nodes() const { return static_cast<int>(server_of_node_.size()); }
+  int processes() const { return static_cast<int>(node_of_rank_.size()); }
+  // The widest cluster's width.
+  int cluster_size() const { return static_cast<int>(split_.width(0)); }
+  int clusters() const { return static_cast<int>(split_.clusters); }
+  int node_of(int world_rank) const { return node_of_rank_[static_cast<std::size_t>(world_rank)]; }
+  int server_of_node(int node) const { return server_of_node_[static_cast<std::size_t>(node)]; }
+  // The node `server` serves, or -1 when that world rank runs no server.
+  int node_of_server(int server) const;
+  int cluster_of(int node) const { return static_cast<int>(split_.cluster_of(node)); }
+  // Nodes in the cluster of `node`.
+  int cluster_width(int node) const { return static_cast<int>(split_.width(split_.cluster_of(node))); }
+
+  // World rank of the server that `origin`'s requests for `target_node` go
+  // to first.
+  int first_hop(int origin, int target_node) const;
+  // Origins whose first hop towards some other node is this node's server:
+  // the ones it holds direct request buffers for.
+  int direct_origins(int node) const;
+  // Other servers of the cluster, which forward to this node's server.
+  int forwarding_servers(int node) const { return cluster_width(node) - 1; }
+  // Distinct processes that may send requests to this node's server: its
+  // direct origins and the other servers of its cluster.
+  int peers(int node) const;
+
+ private:
+  bool sends_directly(int origin, int node) const;
+
+  std::vector<int> node_of_rank_;
+  std::vector<int> server_of_node_;
+  std::vector<int> node_of_server_;  // by world rank; -1 for non-servers
+  ClusterSplit split_;
+};
+
+// What one server holds, for M credits of B bytes per sender.
+struct ServerFootprint {
+  std::int64_t direct_origins = 0;
+  std::int64_t forwarding_servers = 0;
+  std::int64_t direct_bytes = 0;   // direct_origins x M x B
+  std::int64_t forward_bytes = 0;  // forwarding_servers x M x B
+  std::int64_t peers = 0;          // distinct processes that send to it
+};
+
+ServerFootprint footprint(const ServerMap& map, int node, std::int64_t credits, std::int64_t buffer_bytes);
+
+// The same in closed form, without enumerating ranks, for `processes`
+// ranks placed `ppn` consecutive ranks per node (the last node may hold
+// fewer) and clusters of `cluster_size` (0: the default).
+ServerFootprint model_footprint(std::int64_t processes, std::int64_t ppn, int cluster_size, std::int64_t node,
+                                std::int64_t credits, std::int64_t buffer_bytes);
+// The largest over the job's nodes (buffer bytes first, then peers).
+ServerFootprint model_largest_footprint(std::int64_t processes, std::int64_t ppn, int cluster_size,
+                                        std::int64_t credits, std::int64_t buffer_bytes);
+
+}  // namespace shim::rma
