@@ -142,29 +142,35 @@ int ServerChannel::post(int server, std::vector<unsigned char> message, std::uin
     if (header.flags & kWantCredit) {
       SHIM_TRY(PMPI_Irecv(nullptr, 0, MPI_BYTE, first_hop_server, tags::kServerCredit, server_comm_, &credit));
     }
-    if (flags & kWantResult) {
-      SHIM_TRY(PMPI_Irecv_c(result_slot, result_bytes, MPI_BYTE, server, tags::kServerReply, server_comm_,
-                            &reply.request));
-      reply.result = result;
-      ++result->replies_left;
-    } else if (flags & kWantAck) {
-      reply.ack = true;
-      reply.buffer.resize(sizeof(std::int32_t));
-      SHIM_TRY(PMPI_Irecv_c(reply.buffer.data(), static_cast<MPI_Count>(reply.buffer.size()), MPI_BYTE, server,
-                            tags::kServerReply, server_comm_, &reply.request));
-    }
-    if (const int rc = PMPI_Isend_c(send.buffer.data(), static_cast<MPI_Count>(send.buffer.size()), MPI_BYTE,
-                                    first_hop_server, tags::kServerRequest, server_comm_, &send.request);
-        rc != MPI_SUCCESS) {
-      // Nothing will answer: the receives must not stay posted, where they
-      // would take the answers meant for later messages.
+    // Nothing will answer a message that was not sent: its receives must
+    // not stay posted, where they would take the answers (and credits)
+    // meant for later messages.
+    auto abandon = [&](int rc) {
       if (credit != MPI_REQUEST_NULL) withdraw(credit);
       if (reply.request != MPI_REQUEST_NULL) {
         withdraw(reply.request);
         if (reply.result) --reply.result->replies_left;
       }
       return rc;
+    };
+    int rc = MPI_SUCCESS;
+    if (flags & kWantResult) {
+      rc = PMPI_Irecv_c(result_slot, result_bytes, MPI_BYTE, server, tags::kServerReply, server_comm_, &reply.request);
+      if (rc == MPI_SUCCESS) {
+        reply.result = result;
+        ++result->replies_left;
+      }
+    } else if (flags & kWantAck) {
+      reply.ack = true;
+      reply.buffer.resize(sizeof(std::int32_t));
+      rc = PMPI_Irecv_c(reply.buffer.data(), static_cast<MPI_Count>(reply.buffer.size()), MPI_BYTE, server,
+                        tags::kServerReply, server_comm_, &reply.request);
     }
+    if (rc == MPI_SUCCESS) {
+      rc = PMPI_Isend_c(send.buffer.data(), static_cast<MPI_Count>(send.buffer.size()), MPI_BYTE, first_hop_server,
+                        tags::kServerRequest, server_comm_, &send.request);
+    }
+    if (rc != MPI_SUCCESS) return abandon(rc);
     const std::int64_t sequence = hop.line.sent();
     if (credit != MPI_REQUEST_NULL) hop.credits.emplace_back(sequence, credit);
   }
