@@ -126,10 +126,10 @@ constexpr std::array kSpecs = {
                 "longest sleep of an idle server between polls; it backs off to this from busy polling, so "
                 "larger values cost less idle CPU and more latency for the first request after a quiet spell",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 100000, c.server_poll_max_us); }},
-    SettingSpec{"SHIM_SERVER_CLUSTER", "auto|integer >= 1", "auto (ceil(sqrt(nodes)))",
+    SettingSpec{"SHIM_SERVER_CLUSTER", "auto|integer >= 1", "1",
                 "servers per cooperative cluster: each origin sends to one server of each cluster, which forwards "
                 "to the target node's server, so a server buffers requests from about N/g processes instead of N. "
-                "1: every origin sends to the target's server directly. Larger than the node count: the node count",
+                "1 (the default while forwarding costs latency, see the README): every origin sends to the target's server directly. auto: ceil(sqrt(nodes)). Larger than the node count: the node count",
                 [](std::string_view t, Config& c) {
                   if (t == "auto") {
                     c.server_cluster = 0;

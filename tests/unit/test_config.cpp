@@ -32,7 +32,7 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   CHECK(parsed.config.nic == shim::topo::NicClass::onload);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 16384);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
-  CHECK(parsed.config.server_cluster == 0);
+  CHECK(parsed.config.server_cluster == 1);
   CHECK(parsed.config.server_credits == 8);
   CHECK(parsed.config.server_buffer_bytes == 16384);
 }
@@ -54,7 +54,7 @@ TEST_CASE("server clustering settings: good values are applied, bad ones cost on
     const auto bad = parse({{name, value}});
     REQUIRE(bad.problems.size() == 1);
     CHECK(bad.problems[0].find(name + "='" + value + "'") == 0);
-    CHECK(bad.config.server_cluster == 0);
+    CHECK(bad.config.server_cluster == 1);
     CHECK(bad.config.server_credits == 8);
     CHECK(bad.config.server_buffer_bytes == 16384);
   }
