@@ -59,8 +59,8 @@ void model_only(const bench::Args& args) {
                  "largest server");
   const std::int64_t nodes = (processes + ppn - 1) / ppn;
   for (const int g : {1, shim::rma::resolve_cluster_size(config.server_cluster, static_cast<int>(nodes))}) {
-    const auto f = shim::rma::model_largest_footprint(processes, ppn, g, config.server_credits,
-                                                      config.server_buffer_bytes);
+    const auto f =
+        shim::rma::model_largest_footprint(processes, ppn, g, config.server_credits, config.server_buffer_bytes);
     report.row({std::to_string(processes), std::to_string(ppn), std::to_string(nodes), std::to_string(g),
                 std::to_string(config.server_credits), std::to_string(config.server_buffer_bytes),
                 std::to_string(f.direct_origins), std::to_string(f.direct_bytes), std::to_string(f.forward_bytes),
@@ -73,8 +73,9 @@ void measure(const bench::Args& args) {
   const int rounds = args.count("--rounds", 3, 1);
   const int me = bench::rank(), size = bench::ranks();
   const shim::Config config = settings();
-  const bench::Report report(args, "per-server request buffers, peers, VmHWM and descriptors after every process "
-                                   "accumulated into every other");
+  const bench::Report report(args,
+                             "per-server request buffers, peers, VmHWM and descriptors after every process "
+                             "accumulated into every other");
   double* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
   bench::check(MPI_Win_allocate(static_cast<MPI_Aint>(elements) * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
@@ -83,9 +84,9 @@ void measure(const bench::Args& args) {
   for (int round = 0; round < rounds; ++round) {
     bench::check(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     for (int step = 1; step < size; ++step) {
-      bench::check(MPI_Accumulate(ones.data(), elements, MPI_DOUBLE, (me + step) % size, 0, elements, MPI_DOUBLE,
-                                  MPI_SUM, win),
-                   "MPI_Accumulate");
+      bench::check(
+          MPI_Accumulate(ones.data(), elements, MPI_DOUBLE, (me + step) % size, 0, elements, MPI_DOUBLE, MPI_SUM, win),
+          "MPI_Accumulate");
     }
     bench::check(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
   }
@@ -122,10 +123,10 @@ void measure(const bench::Args& args) {
               std::to_string(node_size) + ", clusters of " + std::to_string(map.cluster_size()) + "; " +
               std::to_string(config.server_credits) + " credits of " + std::to_string(config.server_buffer_bytes) +
               " bytes");
-  report.columns({"processes", "g", "server_rank", "direct_bytes", "forward_bytes", "model_direct_bytes",
-                  "model_forward_bytes", "peers", "model_peers", "peak_buffers_in_use", "forwarded", "vm_hwm_kib",
-                  "open_fds"},
-                 "one row per server");
+  report.columns(
+      {"processes", "g", "server_rank", "direct_bytes", "forward_bytes", "model_direct_bytes", "model_forward_bytes",
+       "peers", "model_peers", "peak_buffers_in_use", "forwarded", "vm_hwm_kib", "open_fds"},
+      "one row per server");
   for (int r = 0; r < size; ++r) {
     const std::int64_t* v = all.data() + static_cast<std::size_t>(r) * mine.size();
     if (v[0] == 0) continue;
@@ -138,7 +139,6 @@ void measure(const bench::Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench::run("acc_cluster", kUsage, argc, argv, [](const bench::Args& args) {
-    args.given("--model") ? model_only(args) : measure(args);
-  });
+  return bench::run("acc_cluster", kUsage, argc, argv,
+                    [](const bench::Args& args) { args.given("--model") ? model_only(args) : measure(args); });
 }

@@ -47,9 +47,9 @@ PathWindows::PathWindows(const std::vector<std::string>& paths, std::int64_t byt
       check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), sizeof(double), info, MPI_COMM_WORLD, &windows_.back()),
             "MPI_Win_create");
     } else {
-      check(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), sizeof(double), info, MPI_COMM_WORLD, &base,
-                             &windows_.back()),
-            "MPI_Win_allocate");
+      check(
+          MPI_Win_allocate(static_cast<MPI_Aint>(bytes), sizeof(double), info, MPI_COMM_WORLD, &base, &windows_.back()),
+          "MPI_Win_allocate");
     }
     bases_.push_back(static_cast<double*>(base));
     MPI_Info_free(&info);

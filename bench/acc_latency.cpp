@@ -37,7 +37,8 @@ void benchmark(const bench::Args& args) {
   const auto paths = args.choose("--paths", bench::kAccumulatePaths, "native,caller,owner");
   if (sizes.front() < 8) throw bench::UsageError("sizes must be at least 8 bytes (one double)");
   if (bench::ranks() < 2) throw bench::UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
-  const bench::PathWindows windows(paths, sizes.back(), args.choose("--memory", bench::kWindowMemory, "allocate").at(0));
+  const bench::PathWindows windows(paths, sizes.back(),
+                                   args.choose("--memory", bench::kWindowMemory, "allocate").at(0));
   bench::first_use(windows);
   auto index = [&](const char* path) {
     const auto found = std::find(paths.begin(), paths.end(), path);

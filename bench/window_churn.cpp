@@ -56,8 +56,7 @@ void benchmark(const bench::Args& args) {
   const bench::Report report(args, std::string("MPI_Win_allocate + MPI_Win_free on MPI_COMM_WORLD") +
                                        (touch ? ", every byte written once" : "") +
                                        ": MPICH's own (PMPI_*) against shim's, alternating in one run");
-  report.line("method: " + std::to_string(windows) + " windows created and freed per batch, " +
-              std::to_string(rounds) +
+  report.line("method: " + std::to_string(windows) + " windows created and freed per batch, " + std::to_string(rounds) +
               " rounds per size and info set (rotating order, one warm-up batch each); median over rounds of the "
               "max over ranks; shim_vs_native = median of same-round ratios");
   report.columns({"bytes", "info", "native_us", "shim_us", "shim_vs_native"},

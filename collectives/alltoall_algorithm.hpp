@@ -15,10 +15,14 @@ inline constexpr std::array kAlltoallAlgorithms = {AlltoallAlgorithm::native, Al
 
 constexpr std::string_view name(AlltoallAlgorithm algorithm) {
   switch (algorithm) {
-    case AlltoallAlgorithm::native: return "native";
-    case AlltoallAlgorithm::sa: return "sa";
-    case AlltoallAlgorithm::rd: return "rd";
-    case AlltoallAlgorithm::leader: return "leader";
+    case AlltoallAlgorithm::native:
+      return "native";
+    case AlltoallAlgorithm::sa:
+      return "sa";
+    case AlltoallAlgorithm::rd:
+      return "rd";
+    case AlltoallAlgorithm::leader:
+      return "leader";
   }
   return "?";
 }

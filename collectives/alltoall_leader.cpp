@@ -29,7 +29,8 @@ Schedule build_leader_schedule(const topo::Layout& layout, int rank) {
       Transfer recv{layout.rank_of(node, j), {}};
       for (int dest = 0; dest < size; ++dest) {
         const int m = layout.node_of(dest);
-        append_run(recv.runs, {Buffer::stage, node_base[m] + std::int64_t{j} * layout.ppn(m) + layout.local_rank(dest), 1});
+        append_run(recv.runs,
+                   {Buffer::stage, node_base[m] + std::int64_t{j} * layout.ppn(m) + layout.local_rank(dest), 1});
       }
       gather.recvs.push_back(std::move(recv));
     }
@@ -41,8 +42,8 @@ Schedule build_leader_schedule(const topo::Layout& layout, int rank) {
     for (int k = 0; k < ppn; ++k) {
       Transfer send{layout.rank_of(node, k), {}};
       for (int source = 0; source < size; ++source) {
-        const std::int64_t slot = incoming + node_base[layout.node_of(source)] +
-                                  std::int64_t{layout.local_rank(source)} * ppn + k;
+        const std::int64_t slot =
+            incoming + node_base[layout.node_of(source)] + std::int64_t{layout.local_rank(source)} * ppn + k;
         append_run(send.runs, {Buffer::stage, slot, 1});
       }
       scatter.sends.push_back(std::move(send));

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "collectives/scratch_buffer.hpp"
 #include "collectives/schedule.hpp"
+#include "collectives/scratch_buffer.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shim::coll {

@@ -33,10 +33,14 @@ Phase regroup_by_node(const topo::Layout& layout, int rank, Buffer user, std::in
 
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank) {
   switch (algorithm) {
-    case AlltoallAlgorithm::sa: return build_sa_schedule(layout, rank);
-    case AlltoallAlgorithm::rd: return build_rd_schedule(layout, rank);
-    case AlltoallAlgorithm::leader: return build_leader_schedule(layout, rank);
-    case AlltoallAlgorithm::native: break;
+    case AlltoallAlgorithm::sa:
+      return build_sa_schedule(layout, rank);
+    case AlltoallAlgorithm::rd:
+      return build_rd_schedule(layout, rank);
+    case AlltoallAlgorithm::leader:
+      return build_leader_schedule(layout, rank);
+    case AlltoallAlgorithm::native:
+      break;
   }
   return {};
 }

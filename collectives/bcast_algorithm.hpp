@@ -14,9 +14,12 @@ inline constexpr std::array kBcastAlgorithms = {BcastAlgorithm::native, BcastAlg
 
 constexpr std::string_view name(BcastAlgorithm algorithm) {
   switch (algorithm) {
-    case BcastAlgorithm::native: return "native";
-    case BcastAlgorithm::eco: return "eco";
-    case BcastAlgorithm::twolevel: return "twolevel";
+    case BcastAlgorithm::native:
+      return "native";
+    case BcastAlgorithm::eco:
+      return "eco";
+    case BcastAlgorithm::twolevel:
+      return "twolevel";
   }
   return "?";
 }

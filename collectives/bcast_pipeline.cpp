@@ -30,8 +30,14 @@ class Relay {
  public:
   Relay(const BcastBuffer& buffer, int parent, const std::vector<int>& children, const SegmentPlan& plan,
         std::int64_t message_bytes, MPI_Comm shadow, MPI_Count extent, std::byte* packed)
-      : buffer_(buffer), parent_(parent), children_(children), plan_(plan), message_bytes_(message_bytes),
-        shadow_(shadow), extent_(extent), packed_(packed),
+      : buffer_(buffer),
+        parent_(parent),
+        children_(children),
+        plan_(plan),
+        message_bytes_(message_bytes),
+        shadow_(shadow),
+        extent_(extent),
+        packed_(packed),
         send_limit_(static_cast<std::size_t>(kSegmentsInFlight) * std::max<std::size_t>(1, children.size())) {}
 
   int run() {
@@ -63,7 +69,8 @@ class Relay {
   Piece piece(std::int64_t s) const {
     const std::int64_t first = s * plan_.per_segment;
     switch (plan_.mode) {
-      case SegmentPlan::Mode::whole: return {buffer_.base, buffer_.count, buffer_.type};
+      case SegmentPlan::Mode::whole:
+        return {buffer_.base, buffer_.count, buffer_.type};
       case SegmentPlan::Mode::elements:
         return {pointer_at(PMPI_Aint_add(address_of(buffer_.base), first * extent_)),
                 std::min(plan_.per_segment, buffer_.count - first), buffer_.type};

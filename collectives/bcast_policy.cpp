@@ -15,8 +15,8 @@ std::string shape(const BcastFacts& f) {
 
 constexpr std::array kRules = {
     BcastRule{"single-node", "nodes == 1", BcastAlgorithm::native,
-              "all ranks share one node: nothing crosses the network",
-              [](const BcastFacts& f) { return f.nodes <= 1; }, shape},
+              "all ranks share one node: nothing crosses the network", [](const BcastFacts& f) { return f.nodes <= 1; },
+              shape},
     BcastRule{"measured-subnets", "the profile places the nodes in >= 2 subnets", BcastAlgorithm::eco,
               "ECO (Lowekamp and Beguelin): one crossing per subnet boundary, trees inside subnets and nodes",
               [](const BcastFacts& f) { return f.subnets >= 2; }, shape},
@@ -34,8 +34,6 @@ constexpr BcastPolicy kPolicy{kRules};
 
 const BcastPolicy& bcast_policy() { return kPolicy; }
 
-bool bcast_native_for_every_size(int nodes, int ppn, int subnets) {
-  return nodes <= 1 || (subnets < 2 && ppn <= 1);
-}
+bool bcast_native_for_every_size(int nodes, int ppn, int subnets) { return nodes <= 1 || (subnets < 2 && ppn <= 1); }
 
 }  // namespace shim::coll

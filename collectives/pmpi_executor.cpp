@@ -42,10 +42,9 @@ class MessageBuffer {
       types.push_back(b.type);
     }
     const auto n = static_cast<MPI_Count>(runs.size());
-    SHIM_TRY(one_buffer ? PMPI_Type_create_hindexed_c(n, lengths.data(), displacements.data(), types.front(),
-                                                      derived_.out())
-                        : PMPI_Type_create_struct_c(n, lengths.data(), displacements.data(), types.data(),
-                                                    derived_.out()));
+    SHIM_TRY(one_buffer
+                 ? PMPI_Type_create_hindexed_c(n, lengths.data(), displacements.data(), types.front(), derived_.out())
+                 : PMPI_Type_create_struct_c(n, lengths.data(), displacements.data(), types.data(), derived_.out()));
     type_ = derived_.get();
     address_ = one_buffer ? address_of(buffers[runs.front().buffer].base) : address_of(MPI_BOTTOM);
     count_ = 1;

@@ -41,8 +41,7 @@ SideShape side_shape(const std::vector<Transfer>& transfers) {
     const Run& run = transfers[i].runs.front();
     if (run.buffer != shape.buffer) return shape;
     const auto index = static_cast<std::int64_t>(i);
-    shape.uniform = shape.uniform && run.blocks == first.blocks &&
-                    run.first == first.first + index * first.blocks;
+    shape.uniform = shape.uniform && run.blocks == first.blocks && run.first == first.first + index * first.blocks;
   }
   shape.valid = true;
   return shape;

@@ -32,20 +32,34 @@ void add_scaled(void* dst_raw, const void* src_raw, const void* scale_raw, std::
 template <typename Visit>
 auto with_type(ElementKind kind, Visit visit) {
   switch (kind) {
-    case ElementKind::int8: return visit(std::int8_t{});
-    case ElementKind::int16: return visit(std::int16_t{});
-    case ElementKind::int32: return visit(std::int32_t{});
-    case ElementKind::int64: return visit(std::int64_t{});
-    case ElementKind::uint8: return visit(std::uint8_t{});
-    case ElementKind::uint16: return visit(std::uint16_t{});
-    case ElementKind::uint32: return visit(std::uint32_t{});
-    case ElementKind::uint64: return visit(std::uint64_t{});
-    case ElementKind::float32: return visit(float{});
-    case ElementKind::float64: return visit(double{});
-    case ElementKind::long_double: return visit(static_cast<long double>(0));
-    case ElementKind::complex_float32: return visit(std::complex<float>{});
-    case ElementKind::complex_float64: return visit(std::complex<double>{});
-    case ElementKind::complex_long_double: return visit(std::complex<long double>{});
+    case ElementKind::int8:
+      return visit(std::int8_t{});
+    case ElementKind::int16:
+      return visit(std::int16_t{});
+    case ElementKind::int32:
+      return visit(std::int32_t{});
+    case ElementKind::int64:
+      return visit(std::int64_t{});
+    case ElementKind::uint8:
+      return visit(std::uint8_t{});
+    case ElementKind::uint16:
+      return visit(std::uint16_t{});
+    case ElementKind::uint32:
+      return visit(std::uint32_t{});
+    case ElementKind::uint64:
+      return visit(std::uint64_t{});
+    case ElementKind::float32:
+      return visit(float{});
+    case ElementKind::float64:
+      return visit(double{});
+    case ElementKind::long_double:
+      return visit(static_cast<long double>(0));
+    case ElementKind::complex_float32:
+      return visit(std::complex<float>{});
+    case ElementKind::complex_float64:
+      return visit(std::complex<double>{});
+    case ElementKind::complex_long_double:
+      return visit(std::complex<long double>{});
   }
   return visit(std::int8_t{});
 }
@@ -58,9 +72,8 @@ std::size_t element_size(ElementKind kind) {
 
 std::string_view element_name(ElementKind kind) {
   constexpr std::string_view names[] = {
-      "int8",    "int16",   "int32",       "int64",           "uint8",           "uint16",
-      "uint32",  "uint64",  "float32",     "float64",         "long double",     "complex float32",
-      "complex float64",    "complex long double"};
+      "int8",   "int16",   "int32",   "int64",       "uint8",           "uint16",          "uint32",
+      "uint64", "float32", "float64", "long double", "complex float32", "complex float64", "complex long double"};
   return names[static_cast<int>(kind)];
 }
 

@@ -9,10 +9,20 @@
 namespace shim {
 
 enum class ElementKind {
-  int8, int16, int32, int64,
-  uint8, uint16, uint32, uint64,
-  float32, float64, long_double,
-  complex_float32, complex_float64, complex_long_double,
+  int8,
+  int16,
+  int32,
+  int64,
+  uint8,
+  uint16,
+  uint32,
+  uint64,
+  float32,
+  float64,
+  long_double,
+  complex_float32,
+  complex_float64,
+  complex_long_double,
 };
 
 std::size_t element_size(ElementKind kind);

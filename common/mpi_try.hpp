@@ -6,8 +6,8 @@
 
 #include <mpi.h>
 
-#define SHIM_TRY(call)                         \
-  do {                                         \
-    const int shim_try_rc_ = (call);           \
+#define SHIM_TRY(call)                                    \
+  do {                                                    \
+    const int shim_try_rc_ = (call);                      \
     if (shim_try_rc_ != MPI_SUCCESS) return shim_try_rc_; \
   } while (false)

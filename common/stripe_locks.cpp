@@ -18,7 +18,8 @@ void StripeLocks::lock(int stripe) {
       return;
     if (attempt >= 64) sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
-    else __builtin_ia32_pause();
+    else
+      __builtin_ia32_pause();
 #endif
   }
 }

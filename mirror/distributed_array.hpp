@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/element_kind.hpp"
 #include "common/mpi_handle.hpp"
 #include "mirror/block_distribution.hpp"
-#include "common/element_kind.hpp"
 
 namespace shim::mirror {
 

@@ -14,16 +14,22 @@ int check_compatible(const char* operation, const MirroredWindow& mirror, const 
   SHIM_TRY(PMPI_Comm_rank(mirror.comm(), &rank));
   const bool print = rank == 0;
   if (mirror.count() != array.count())
-    return report_error(MPI_ERR_SIZE, prefix + "the mirrored window holds " + std::to_string(mirror.count()) +
-                                        " elements, the distributed array " + std::to_string(array.count()), print);
+    return report_error(MPI_ERR_SIZE,
+                        prefix + "the mirrored window holds " + std::to_string(mirror.count()) +
+                            " elements, the distributed array " + std::to_string(array.count()),
+                        print);
   if (mirror.type() != array.type())
-    return report_error(MPI_ERR_TYPE, prefix + "the mirrored window holds " + datatype_label(mirror.type()) +
-                                        ", the distributed array " + datatype_label(array.type()), print);
+    return report_error(MPI_ERR_TYPE,
+                        prefix + "the mirrored window holds " + datatype_label(mirror.type()) +
+                            ", the distributed array " + datatype_label(array.type()),
+                        print);
   int relation = MPI_UNEQUAL;
   SHIM_TRY(PMPI_Comm_compare(mirror.comm(), array.comm(), &relation));
   if (relation != MPI_IDENT && relation != MPI_CONGRUENT)
-    return report_error(MPI_ERR_COMM, prefix + "the mirrored window and the distributed array were created over "
-                                             "different communicators (other processes or another rank order)",
+    return report_error(MPI_ERR_COMM,
+                        prefix +
+                            "the mirrored window and the distributed array were created over "
+                            "different communicators (other processes or another rank order)",
                         print);
   return MPI_SUCCESS;
 }

@@ -1,5 +1,6 @@
 // Copies between a mirrored window and a distributed array of the same
-// elements over the same processes (Palmer, Nieplocha, Aprà, "Shared Memory Mirroring for Reducing Communication Overhead on Commodity Networks", Section 3).
+// elements over the same processes (Palmer, Nieplocha, Aprà, "Shared Memory Mirroring for Reducing Communication
+// Overhead on Commodity Networks", Section 3).
 #pragma once
 
 #include "mirror/distributed_array.hpp"

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "mirror/block_distribution.hpp"
 #include "common/element_kind.hpp"
 #include "common/mpi_handle.hpp"
 #include "common/node_shared_memory.hpp"
 #include "common/stripe_locks.hpp"
+#include "mirror/block_distribution.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shim::mirror {
@@ -38,8 +38,7 @@ class MirroredWindow {
   // Collective over comm, whose nodes `hierarchy` describes. On failure
   // returns an MPI error code (see mirror_error.hpp) and leaves `out` empty.
   static int create(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
-                    const topo::Hierarchy& hierarchy, bool per_process_segments,
-                    std::unique_ptr<MirroredWindow>& out);
+                    const topo::Hierarchy& hierarchy, bool per_process_segments, std::unique_ptr<MirroredWindow>& out);
   // Collective: frees the shared memory and the derived communicators.
   int release();
 
@@ -76,8 +75,8 @@ class MirroredWindow {
  private:
   MirroredWindow() = default;
   void lay_out(std::int64_t count, MPI_Datatype type, ElementKind kind, const topo::Hierarchy& hierarchy);
-  int allocate(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm,
-               const topo::Hierarchy& hierarchy, bool per_process_segments);
+  int allocate(std::int64_t count, MPI_Datatype type, ElementKind kind, MPI_Comm comm, const topo::Hierarchy& hierarchy,
+               bool per_process_segments);
   // Calls visit(pointer, offset into range, elements) for each piece of
   // `range` that is contiguous in this node's copy.
   void for_each_piece(Range range, const std::function<void(std::byte*, std::int64_t, std::int64_t)>& visit) const;
@@ -87,7 +86,7 @@ class MirroredWindow {
 
   OwnedComm comm_;
   OwnedComm node_comm_;
-  OwnedComm merge_comm_;  // same local rank, one per node; null if this rank idles in merges
+  OwnedComm merge_comm_;                      // same local rank, one per node; null if this rank idles in merges
   std::unique_ptr<NodeSharedMemory> memory_;  // after the communicators: goes first
   std::int64_t count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;

@@ -19,7 +19,8 @@ std::vector<std::int64_t> nonzero_blocks(const SliceBlocks& shape, const std::by
   return ids;
 }
 
-std::vector<std::byte> pack_blocks(const SliceBlocks& shape, const std::byte* slice, std::span<const std::int64_t> ids) {
+std::vector<std::byte> pack_blocks(const SliceBlocks& shape, const std::byte* slice,
+                                   std::span<const std::int64_t> ids) {
   std::vector<std::byte> packed(shape.bytes_of(ids));
   std::size_t at = 0;
   for (const std::int64_t id : ids) {

@@ -14,8 +14,8 @@
 namespace shim::mirror {
 
 struct SliceBlocks {
-  std::int64_t elements = 0;   // of the slice
-  std::int64_t block = 1;      // elements per block; the last may be shorter
+  std::int64_t elements = 0;  // of the slice
+  std::int64_t block = 1;     // elements per block; the last may be shorter
   std::size_t element_size = 1;
 
   // Not (elements + block - 1) / block: that overflows for a block near INT64_MAX.
@@ -38,7 +38,7 @@ std::vector<std::byte> pack_blocks(const SliceBlocks& shape, const std::byte* sl
 // id_offset[n+1]) and their packed data starting at data_offset[n] (bytes).
 struct Contributions {
   std::span<const std::int64_t> ids;
-  std::span<const std::int64_t> id_offset;    // nodes + 1 entries
+  std::span<const std::int64_t> id_offset;  // nodes + 1 entries
   std::span<const std::byte> data;
   std::span<const std::int64_t> data_offset;  // nodes entries
 };

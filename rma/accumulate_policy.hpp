@@ -13,14 +13,16 @@ namespace shim::rma {
 
 enum class AccumulatePath { native, owner, caller };
 
-inline constexpr std::array kAccumulatePaths = {AccumulatePath::native, AccumulatePath::owner,
-                                                AccumulatePath::caller};
+inline constexpr std::array kAccumulatePaths = {AccumulatePath::native, AccumulatePath::owner, AccumulatePath::caller};
 
 constexpr std::string_view name(AccumulatePath path) {
   switch (path) {
-    case AccumulatePath::native: return "native";
-    case AccumulatePath::owner: return "owner";
-    case AccumulatePath::caller: return "caller";
+    case AccumulatePath::native:
+      return "native";
+    case AccumulatePath::owner:
+      return "owner";
+    case AccumulatePath::caller:
+      return "caller";
   }
   return "?";
 }

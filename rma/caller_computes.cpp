@@ -3,8 +3,8 @@
 #include <cstring>
 #include <vector>
 
-#include "common/mpi_try.hpp"
 #include "common/local_comm.hpp"
+#include "common/mpi_try.hpp"
 #include "rma/combine.hpp"
 
 namespace shim::rma {
@@ -23,8 +23,8 @@ int get_compute_put(MPI_Win window, const AccumulateCall& call, MPI_Aint target_
   const MPI_Count elements = bytes / target.basic_size;
   native.resize(static_cast<std::size_t>(elements * basic_extent));
   std::vector<unsigned char> packed(static_cast<std::size_t>(bytes));
-  SHIM_TRY(PMPI_Get_c(native.data(), elements, basic, call.target, target_offset, call.target_count,
-                      call.target_type, window));
+  SHIM_TRY(PMPI_Get_c(native.data(), elements, basic, call.target, target_offset, call.target_count, call.target_type,
+                      window));
   SHIM_TRY(PMPI_Win_flush(call.target, window));
   MPI_Count position = 0;
   SHIM_TRY(PMPI_Pack_c(native.data(), elements, basic, packed.data(), bytes, &position, local_comm()));

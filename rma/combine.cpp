@@ -1,15 +1,15 @@
 #include "rma/combine.hpp"
 
 #include <complex>
-#include <optional>
-#include <type_traits>
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "common/element_type.hpp"
-#include "common/mpi_try.hpp"
 #include "common/local_comm.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim::rma {
 
@@ -75,20 +75,34 @@ bool apply_typed(MPI_Op op, const void* origin, void* target, MPI_Count count) {
 bool apply_kind(shim::ElementKind kind, MPI_Op op, const void* origin, void* target, MPI_Count count) {
   using shim::ElementKind;
   switch (kind) {
-    case ElementKind::int8: return apply_typed<std::int8_t>(op, origin, target, count);
-    case ElementKind::int16: return apply_typed<std::int16_t>(op, origin, target, count);
-    case ElementKind::int32: return apply_typed<std::int32_t>(op, origin, target, count);
-    case ElementKind::int64: return apply_typed<std::int64_t>(op, origin, target, count);
-    case ElementKind::uint8: return apply_typed<std::uint8_t>(op, origin, target, count);
-    case ElementKind::uint16: return apply_typed<std::uint16_t>(op, origin, target, count);
-    case ElementKind::uint32: return apply_typed<std::uint32_t>(op, origin, target, count);
-    case ElementKind::uint64: return apply_typed<std::uint64_t>(op, origin, target, count);
-    case ElementKind::float32: return apply_typed<float>(op, origin, target, count);
-    case ElementKind::float64: return apply_typed<double>(op, origin, target, count);
-    case ElementKind::long_double: return apply_typed<long double>(op, origin, target, count);
-    case ElementKind::complex_float32: return apply_typed<std::complex<float>>(op, origin, target, count);
-    case ElementKind::complex_float64: return apply_typed<std::complex<double>>(op, origin, target, count);
-    case ElementKind::complex_long_double: return apply_typed<std::complex<long double>>(op, origin, target, count);
+    case ElementKind::int8:
+      return apply_typed<std::int8_t>(op, origin, target, count);
+    case ElementKind::int16:
+      return apply_typed<std::int16_t>(op, origin, target, count);
+    case ElementKind::int32:
+      return apply_typed<std::int32_t>(op, origin, target, count);
+    case ElementKind::int64:
+      return apply_typed<std::int64_t>(op, origin, target, count);
+    case ElementKind::uint8:
+      return apply_typed<std::uint8_t>(op, origin, target, count);
+    case ElementKind::uint16:
+      return apply_typed<std::uint16_t>(op, origin, target, count);
+    case ElementKind::uint32:
+      return apply_typed<std::uint32_t>(op, origin, target, count);
+    case ElementKind::uint64:
+      return apply_typed<std::uint64_t>(op, origin, target, count);
+    case ElementKind::float32:
+      return apply_typed<float>(op, origin, target, count);
+    case ElementKind::float64:
+      return apply_typed<double>(op, origin, target, count);
+    case ElementKind::long_double:
+      return apply_typed<long double>(op, origin, target, count);
+    case ElementKind::complex_float32:
+      return apply_typed<std::complex<float>>(op, origin, target, count);
+    case ElementKind::complex_float64:
+      return apply_typed<std::complex<double>>(op, origin, target, count);
+    case ElementKind::complex_long_double:
+      return apply_typed<std::complex<long double>>(op, origin, target, count);
   }
   return false;
 }

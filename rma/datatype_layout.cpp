@@ -6,9 +6,9 @@
 #include <memory>
 #include <mutex>
 
-#include "common/mpi_try.hpp"
 #include "common/datatype_checks.hpp"
 #include "common/local_comm.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim::rma {
 
@@ -26,8 +26,8 @@ int delete_layout(MPI_Datatype, int, void* value, void*) {
 }
 
 bool predefined(int combiner) {
-  return combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
-         combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER;
+  return combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL || combiner == MPI_COMBINER_F90_COMPLEX ||
+         combiner == MPI_COMBINER_F90_INTEGER;
 }
 
 // The predefined type every element of `type` has; MPI_DATATYPE_NULL when
@@ -45,7 +45,7 @@ int find_basic(MPI_Datatype type, MPI_Datatype& basic) {
   std::vector<MPI_Count> count_args(static_cast<std::size_t>(counts));
   std::vector<MPI_Datatype> parts(static_cast<std::size_t>(types));
   SHIM_TRY(PMPI_Type_get_contents_c(type, ints, addresses, counts, types, int_args.data(), address_args.data(),
-                                     count_args.data(), parts.data()));
+                                    count_args.data(), parts.data()));
   basic = MPI_DATATYPE_NULL;
   int rc = MPI_SUCCESS;
   bool mixed = false;
@@ -94,12 +94,18 @@ std::vector<ByteRun> pair_pieces() {
 
 std::vector<ByteRun> element_pieces(MPI_Datatype basic, MPI_Count packed_size) {
   std::vector<ByteRun> pieces;
-  if (basic == MPI_FLOAT_INT) pieces = pair_pieces<float>();
-  else if (basic == MPI_DOUBLE_INT) pieces = pair_pieces<double>();
-  else if (basic == MPI_LONG_INT) pieces = pair_pieces<long>();
-  else if (basic == MPI_2INT) pieces = pair_pieces<int>();
-  else if (basic == MPI_SHORT_INT) pieces = pair_pieces<short>();
-  else if (basic == MPI_LONG_DOUBLE_INT) pieces = pair_pieces<long double>();
+  if (basic == MPI_FLOAT_INT)
+    pieces = pair_pieces<float>();
+  else if (basic == MPI_DOUBLE_INT)
+    pieces = pair_pieces<double>();
+  else if (basic == MPI_LONG_INT)
+    pieces = pair_pieces<long>();
+  else if (basic == MPI_2INT)
+    pieces = pair_pieces<int>();
+  else if (basic == MPI_SHORT_INT)
+    pieces = pair_pieces<short>();
+  else if (basic == MPI_LONG_DOUBLE_INT)
+    pieces = pair_pieces<long double>();
   std::int64_t total = 0;
   for (const ByteRun& piece : pieces) total += piece.bytes;
   // Everything else (Fortran pairs of two equal values included) is one

@@ -4,8 +4,8 @@
 #include <atomic>
 #include <cstring>
 
-#include "common/mpi_try.hpp"
 #include "common/local_comm.hpp"
+#include "common/mpi_try.hpp"
 #include "rma/caller_computes.hpp"
 #include "rma/combine.hpp"
 #include "rma/node_server.hpp"
@@ -58,7 +58,8 @@ constexpr std::int64_t kLocalChunkBytes = 256 * 1024 + 4096 * static_cast<std::i
 std::int64_t chunk_bytes(const DatatypeLayout& layout, std::int64_t first, std::int64_t left, std::int64_t capacity,
                          std::vector<ByteRun>& runs) {
   const std::int64_t element = layout.basic_size;
-  std::int64_t take = std::min(left, std::max(element, (capacity - static_cast<std::int64_t>(sizeof(ByteRun))) / element * element));
+  std::int64_t take =
+      std::min(left, std::max(element, (capacity - static_cast<std::int64_t>(sizeof(ByteRun))) / element * element));
   for (;;) {
     runs.clear();
     runs_of_stream(layout, first, take, runs);
@@ -95,8 +96,8 @@ int server_in_node_group(int server, MPI_Comm node, bool& in_group) {
 struct ManagedWindow::Operands {
   DatatypeLayout* target = nullptr;
   DatatypeLayout* origin = nullptr;
-  std::int64_t bytes = 0;   // packed bytes the call updates
-  std::int64_t offset = 0;  // of the access, from the target segment's base
+  std::int64_t bytes = 0;      // packed bytes the call updates
+  std::int64_t offset = 0;     // of the access, from the target segment's base
   MPI_Count result_count = 0;  // result datatypes the fetched bytes fill
 };
 
@@ -119,8 +120,8 @@ int ManagedWindow::create(const Creation& creation, const topo::Hierarchy& hiera
   bool servers_reach = false;
   SHIM_TRY(w->learn_targets(hierarchy, creation, servers_reach));
 
-  const WindowFacts facts{request.path,   request.by_info_key, hierarchy.layout().nodes(),
-                          servers_reach,  servers_running(),   creation.flavor == Flavor::create,
+  const WindowFacts facts{request.path,  request.by_info_key, hierarchy.layout().nodes(),
+                          servers_reach, servers_running(),   creation.flavor == Flavor::create,
                           cross_memory};
   const AccumulateRule& rule = accumulate_policy().choose(facts);
   w->path_ = rule.outcome;
@@ -166,8 +167,7 @@ int ManagedWindow::find_memory(const Creation& creation, bool& cross_memory) {
 
 // What every process must know of every target: where it lives, its size
 // and disp_unit, and whether its node's server can reach this window.
-int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Creation& creation,
-                                 bool& servers_reach) {
+int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Creation& creation, bool& servers_reach) {
   struct Announcement {
     std::int64_t bytes;
     std::uint64_t id;
@@ -193,8 +193,9 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Creatio
   servers_reach = true;
   targets_.resize(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
-    targets_[r] = {all[r].world_rank, server_of(all[r].world_rank), all[r].local,
-                   layout.same_node(rank_, static_cast<int>(r)), all[r].disp_unit, all[r].bytes};
+    targets_[r] = {all[r].world_rank, server_of(all[r].world_rank),
+                   all[r].local,      layout.same_node(rank_, static_cast<int>(r)),
+                   all[r].disp_unit,  all[r].bytes};
     servers_reach = servers_reach && all[r].server_reachable != 0;
   }
   epochs_.assign(all.size(), Epoch::none);
@@ -451,9 +452,9 @@ int ManagedWindow::apply_owner(const AccumulateCall& call, const Operands& opera
   if (result && !target.same_node) SHIM_TRY(result->hold_type());
   unsigned char* old_stream = result ? result->packed.data() : nullptr;
   // A request for another node, with its header, fits one server buffer.
-  const std::int64_t capacity =
-      target.same_node ? kLocalChunkBytes
-                       : request_capacity(server_buffer_bytes()) - static_cast<std::int64_t>(sizeof(RequestHeader)) - 16;
+  const std::int64_t capacity = target.same_node ? kLocalChunkBytes
+                                                 : request_capacity(server_buffer_bytes()) -
+                                                       static_cast<std::int64_t>(sizeof(RequestHeader)) - 16;
   std::vector<ByteRun> runs;
   for (std::int64_t first = 0; first < operands.bytes;) {
     const std::int64_t take = chunk_bytes(layout, first, operands.bytes - first, capacity, runs);
@@ -469,8 +470,8 @@ int ManagedWindow::apply_owner(const AccumulateCall& call, const Operands& opera
       SHIM_TRY(memory_->apply(target.local, operands.offset, runs, chunk, take, call.op, layout.basic, old_chunk,
                               call.compare));
     } else {
-      SHIM_TRY(channel_->ship({target.server_world_rank, target.local, operands.offset, runs, chunk, take,
-                               layout.basic, call.op, call.compare, result, old_chunk}));
+      SHIM_TRY(channel_->ship({target.server_world_rank, target.local, operands.offset, runs, chunk, take, layout.basic,
+                               call.op, call.compare, result, old_chunk}));
     }
     first += take;
   }

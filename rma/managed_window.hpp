@@ -119,7 +119,7 @@ class ManagedWindow {
   struct AccessEpochs {
     int locks = 0;
     bool lock_all = false;
-    bool fence = false;  // after a fence that did not assert MPI_MODE_NOSUCCEED
+    bool fence = false;                 // after a fence that did not assert MPI_MODE_NOSUCCEED
     std::vector<std::uint8_t> started;  // MPI_Win_start's group, by window rank
     bool open_to(int target) const {
       return locks > 0 || lock_all || fence || started[static_cast<std::size_t>(target)] != 0;
@@ -147,9 +147,9 @@ class ManagedWindow {
   WindowPool::Carving carving_;
   bool carved_ = false;
   unsigned char* base_ = nullptr;  // this process's part (MPI_Win_create: the caller's memory)
-  OwnedWin user_;    // the user's window, over base_
-  OwnedWin caller_;  // disp_unit 1, for caller-computes
-  bool attached_ = false;  // the user's window's attribute holds this state
+  OwnedWin user_;                  // the user's window, over base_
+  OwnedWin caller_;                // disp_unit 1, for caller-computes
+  bool attached_ = false;          // the user's window's attribute holds this state
   int rank_ = 0;
   std::vector<Target> targets_;
   std::shared_ptr<NodeMemory> memory_;

@@ -112,7 +112,8 @@ int NodeMemory::gather(int local, std::int64_t offset, std::span<const ByteRun> 
 int NodeMemory::scatter(int local, std::int64_t offset, std::span<const ByteRun> runs,
                         const unsigned char* packed) const {
   const NodeSegment& target = segment(local);
-  if (target.mapped == nullptr) return write_runs(target.other, offset, runs, packed) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+  if (target.mapped == nullptr)
+    return write_runs(target.other, offset, runs, packed) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
   for (const ByteRun& run : runs) {
     std::memcpy(target.mapped + offset + run.offset, packed, static_cast<std::size_t>(run.bytes));
     packed += run.bytes;

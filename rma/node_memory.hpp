@@ -28,8 +28,7 @@ struct NodeSegment {
 class NodeMemory {
  public:
   // One window's memory on this node: each process's part, by node rank.
-  NodeMemory(std::vector<NodeSegment> segments, StripeLocks locks)
-      : segments_(std::move(segments)), locks_(locks) {}
+  NodeMemory(std::vector<NodeSegment> segments, StripeLocks locks) : segments_(std::move(segments)), locks_(locks) {}
 
   const NodeSegment& segment(int local) const { return segments_[static_cast<std::size_t>(local)]; }
   int segments() const { return static_cast<int>(segments_.size()); }
@@ -39,8 +38,8 @@ class NodeMemory {
   // stripe they touch. `old`, if given, receives the previous contents
   // (packed). Compare-and-swap when `compare` is given (one element).
   // Returns MPI_SUCCESS or an MPI error class.
-  int apply(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin,
-            std::int64_t bytes, MPI_Op op, MPI_Datatype basic, void* old, const void* compare = nullptr);
+  int apply(int local, std::int64_t offset, std::span<const ByteRun> runs, const void* origin, std::int64_t bytes,
+            MPI_Op op, MPI_Datatype basic, void* old, const void* compare = nullptr);
 
  private:
   void lock(std::uint64_t stripes);

@@ -221,14 +221,13 @@ void NodeServer::forward_waiting(int target_server) {
     const std::int64_t sequence = target.line.sent();
     if (header.flags & kWantForwardCredit) {
       MPI_Request credit = MPI_REQUEST_NULL;
-      require(PMPI_Irecv(nullptr, 0, MPI_BYTE, target_server, tags::kServerForwardCredit, comm_, &credit),
-              "MPI_Irecv");
+      require(PMPI_Irecv(nullptr, 0, MPI_BYTE, target_server, tags::kServerForwardCredit, comm_, &credit), "MPI_Irecv");
       target.credits.emplace_back(sequence, credit);
     }
     Forward forward{slot, MPI_REQUEST_NULL};
-    require(PMPI_Isend_c(s.buffer.data(), s.bytes, MPI_BYTE, target_server, tags::kServerForward, comm_,
-                         &forward.request),
-            "MPI_Isend");
+    require(
+        PMPI_Isend_c(s.buffer.data(), s.bytes, MPI_BYTE, target_server, tags::kServerForward, comm_, &forward.request),
+        "MPI_Isend");
     forwards_.push_back(forward);
   }
 }

@@ -43,12 +43,12 @@ struct ServerPlan {
 struct ServerPoolCounters {
   std::int64_t direct_buffer_bytes = 0;
   std::int64_t forward_buffer_bytes = 0;
-  std::int64_t peak_buffers_in_use = 0;   // request buffers holding a message not yet released
-  std::int64_t messages_direct = 0;       // from origins, applied here
-  std::int64_t messages_forwarded = 0;    // from origins, forwarded to another server
+  std::int64_t peak_buffers_in_use = 0;    // request buffers holding a message not yet released
+  std::int64_t messages_direct = 0;        // from origins, applied here
+  std::int64_t messages_forwarded = 0;     // from origins, forwarded to another server
   std::int64_t messages_from_servers = 0;  // forwarded here by another server
-  std::int64_t distinct_peers = 0;        // processes that sent to this server
-  std::int64_t busy_ns = 0;               // handling messages, not polling
+  std::int64_t distinct_peers = 0;         // processes that sent to this server
+  std::int64_t busy_ns = 0;                // handling messages, not polling
 };
 
 class NodeServer {
@@ -80,7 +80,7 @@ class NodeServer {
   };
   struct Target {
     CreditLine line;
-    std::deque<std::size_t> waiting;  // slots to forward, oldest first
+    std::deque<std::size_t> waiting;                           // slots to forward, oldest first
     std::deque<std::pair<std::int64_t, MPI_Request>> credits;  // asked for, oldest first
   };
   struct Forward {

@@ -14,8 +14,8 @@
 
 #include <cstdint>
 
-#include "rma/datatype_layout.hpp"
 #include "common/message_tags.hpp"
+#include "rma/datatype_layout.hpp"
 
 namespace shim::rma {
 
@@ -26,7 +26,7 @@ enum MessageFlags : std::uint32_t {
 
 struct alignas(16) MessageHeader {
   std::uint32_t flags;
-  std::int32_t origin;        // world rank that answers go to
+  std::int32_t origin;         // world rank that answers go to
   std::int32_t target_server;  // world rank of the server that applies the requests
   std::int32_t reserved;
 };

@@ -1,8 +1,8 @@
 #include "rma/result_assembly.hpp"
 
-#include "common/mpi_try.hpp"
-#include "common/local_comm.hpp"
 #include "common/datatype_checks.hpp"
+#include "common/local_comm.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim::rma {
 

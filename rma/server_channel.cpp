@@ -130,8 +130,8 @@ int ServerChannel::post(int server, std::vector<unsigned char> message, std::uin
   {
     const std::lock_guard ship_lock(g_ship_mutex);
     const int first_hop_server = first_hop(server);
-    FirstHop& hop = g_first_hops.try_emplace(first_hop_server, FirstHop{CreditLine(server_credits()), {}})
-                        .first->second;
+    FirstHop& hop =
+        g_first_hops.try_emplace(first_hop_server, FirstHop{CreditLine(server_credits()), {}}).first->second;
     while (hop.line.full()) SHIM_TRY(wait_oldest_credit(hop));
     MessageHeader header{};
     header.flags = hop.line.next_wants_credit() ? std::uint32_t{kWantCredit} : 0;

@@ -105,7 +105,9 @@ ServerFootprint model_footprint(std::int64_t processes, std::int64_t ppn, int cl
   const std::int64_t width = split.width(split.cluster_of(node));
   const std::int64_t position = node - first;
   // Ranks r < processes with r mod width == position.
-  auto congruent = [&](std::int64_t residue) { return residue < processes ? (processes - 1 - residue) / width + 1 : 0; };
+  auto congruent = [&](std::int64_t residue) {
+    return residue < processes ? (processes - 1 - residue) / width + 1 : 0;
+  };
   ServerFootprint f;
   if (width == 1) {
     f.direct_origins = processes - std::min(ppn, processes - node * ppn);

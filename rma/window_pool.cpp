@@ -159,7 +159,8 @@ int WindowPool::carve(std::int64_t bytes, Carving& mine, std::vector<NodeSegment
   if (largest == 0) return MPI_SUCCESS;  // nobody needs memory
   int chunk = -1;
   for (std::size_t w = 0; w < words && chunk < 0; ++w) {
-    if (everyone_fits[w] != 0) chunk = static_cast<int>(w * 64) + std::countr_zero(static_cast<std::uint64_t>(everyone_fits[w]));
+    if (everyone_fits[w] != 0)
+      chunk = static_cast<int>(w * 64) + std::countr_zero(static_cast<std::uint64_t>(everyone_fits[w]));
   }
   if (chunk < 0) SHIM_TRY(add_chunk(bytes, largest, chunk));
   Chunk& c = chunks_[static_cast<std::size_t>(chunk)];
@@ -186,7 +187,8 @@ int WindowPool::carve(std::int64_t bytes, Carving& mine, std::vector<NodeSegment
 // A chunk big enough for this process's `bytes` and grown with the chunks
 // before it; every process of the node makes it at once (collective).
 int WindowPool::add_chunk(std::int64_t bytes, std::int64_t largest_request, int& chunk) {
-  const std::int64_t grown = kFirstChunk << std::min<std::int64_t>(static_cast<std::int64_t>(chunks_.size()), kGrowthSteps);
+  const std::int64_t grown =
+      kFirstChunk << std::min<std::int64_t>(static_cast<std::int64_t>(chunks_.size()), kGrowthSteps);
   std::unique_ptr<SharedSegments> memory;
   // Each process's segment on pages of its own, like the memory
   // MPI_Win_allocate returns: no page shared between processes.

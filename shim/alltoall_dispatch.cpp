@@ -33,9 +33,8 @@ Measured AlltoallCall::measure(CommState&) const {
   // it, with its own error report.
   if (args.recvtype == MPI_DATATYPE_NULL || args.recvcount < 0 || args.recvbuf == MPI_IN_PLACE ||
       (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0)) ||
-      (args.recvcount > 0 && args.recvbuf == nullptr) ||
-      (!in_place && args.sendcount > 0 && args.sendbuf == nullptr) || !committed_type(args.recvtype) ||
-      (!in_place && !committed_type(args.sendtype))) {
+      (args.recvcount > 0 && args.recvbuf == nullptr) || (!in_place && args.sendcount > 0 && args.sendbuf == nullptr) ||
+      !committed_type(args.recvtype) || (!in_place && !committed_type(args.sendtype))) {
     return {};
   }
   MPI_Count recv_type_size = 0;
@@ -63,8 +62,9 @@ void AlltoallCall::record(const Decision<AlltoallCall>& decision, CommState& sta
                           std::int64_t block) const {
   const bool native = decision.algorithm == Algorithm::native;
   const coll::Traffic* traffic = native ? nullptr : &state.alltoall_plan(decision.algorithm).traffic;
-  stats::Record r{stats::Collective::alltoall, static_cast<int>(decision.algorithm), block, state.rank() == 0,
-                  state.size() * block, traffic != nullptr};
+  stats::Record r{
+      stats::Collective::alltoall, static_cast<int>(decision.algorithm), block, state.rank() == 0, state.size() * block,
+      traffic != nullptr};
   if (traffic != nullptr) {
     r.inter_messages = traffic->inter_messages;
     r.inter_bytes = traffic->inter_blocks * block;

@@ -24,8 +24,8 @@ Measured BcastCall::measure(CommState& state) {
   // Arguments native MPI must reject, or judges by what it knows of the
   // datatype (a null buffer is MPI_BOTTOM to absolute-address types): let
   // it, with its own error report.
-  if (type == MPI_DATATYPE_NULL || count < 0 || root < 0 || root >= state.size() ||
-      (count > 0 && buffer == nullptr) || !committed_type(type)) {
+  if (type == MPI_DATATYPE_NULL || count < 0 || root < 0 || root >= state.size() || (count > 0 && buffer == nullptr) ||
+      !committed_type(type)) {
     return {};
   }
   if (PMPI_Type_size_c(type, &type_size) != MPI_SUCCESS) return {};
@@ -40,7 +40,11 @@ std::string BcastCall::describe(const CommState&, const topo::Hierarchy& hierarc
 
 void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy&,
                        std::int64_t bytes) const {
-  stats::Record r{stats::Collective::bcast, static_cast<int>(decision.algorithm), bytes, state.rank() == 0, bytes,
+  stats::Record r{stats::Collective::bcast,
+                  static_cast<int>(decision.algorithm),
+                  bytes,
+                  state.rank() == 0,
+                  bytes,
                   decision.algorithm != Algorithm::native};
   if (decision.algorithm != Algorithm::native) {
     const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout());

@@ -72,9 +72,9 @@ std::string explain(const Decision<Call>& decision, CommState& state, const topo
                     std::int64_t bytes) {
   std::string reason;
   if (decision.rule == nullptr) {
-    reason = decision.forced_by_api ? "forced by " + std::string(Call::kControlFunction)
-                                    : "forced by " + std::string(Call::kSetting) + "=" +
-                                          std::string(name(decision.algorithm));
+    reason = decision.forced_by_api
+                 ? "forced by " + std::string(Call::kControlFunction)
+                 : "forced by " + std::string(Call::kSetting) + "=" + std::string(name(decision.algorithm));
   } else {
     reason = Call::policy().explain(*decision.rule, Call::facts(state, hierarchy, bytes));
   }

@@ -1,13 +1,12 @@
 #include "shim/comm_state.hpp"
 
-#include <atomic>
-
 #include <algorithm>
+#include <atomic>
 
 #include "collectives/alltoall_schedules.hpp"
 #include "collectives/bcast_tree.hpp"
-#include "topology/network_picture.hpp"
 #include "shim/runtime.hpp"
+#include "topology/network_picture.hpp"
 
 namespace shim {
 

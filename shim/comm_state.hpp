@@ -121,8 +121,7 @@ class CommState {
   }
   // An algorithm forced through the control API: the fast path must stay off.
   bool steered() const {
-    return (alltoall_.override && alltoall_.override->has_value()) ||
-           (bcast_.override && bcast_.override->has_value());
+    return (alltoall_.override && alltoall_.override->has_value()) || (bcast_.override && bcast_.override->has_value());
   }
   void change_overrides(const std::function<void()>& change);
 

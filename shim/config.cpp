@@ -77,11 +77,10 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_ALLTOALL_SA_MAX", "bytes, optional K|M|G suffix", "16K",
                 "auto picks SA while ppn x block bytes <= this",
                 [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.sa_max_bytes); }},
-    SettingSpec{"SHIM_ALLTOALL_LEADER_MAX", "bytes, optional K|M|G suffix", "8K",
-                "offload NICs: auto picks leader-based while ppn^2 x block bytes <= this",
-                [](std::string_view t, Config& c) {
-                  return parse_byte_size(t, c.alltoall_thresholds.leader_max_bytes);
-                }},
+    SettingSpec{
+        "SHIM_ALLTOALL_LEADER_MAX", "bytes, optional K|M|G suffix", "8K",
+        "offload NICs: auto picks leader-based while ppn^2 x block bytes <= this",
+        [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.leader_max_bytes); }},
     SettingSpec{"SHIM_PROFILE", "path of a shim-probe profile (JSON)", "unset (no profile)",
                 "the measured network: subnets for ECO broadcasts, NIC class, tree fan-out. A file that cannot be "
                 "used is reported in one line and ignored",
@@ -111,12 +110,13 @@ constexpr std::array kSpecs = {
                   c.mirror_per_process_segments = t == "per-process";
                   return true;
                 }},
-    SettingSpec{"SHIM_ACCUMULATE", "auto|owner|caller|native", "auto",
-                "path of the accumulate family on windows from MPI_Win_allocate and MPI_Win_create: owner-computes (same "
-                "node in shared memory or by cross-memory attach, remote through the target node's server), "
-                "caller-computes (lock, get, compute, put, unlock) or native MPI; auto chooses from the policy table. "
-                "The window info key shim_accumulate overrides it per window",
-                [](std::string_view t, Config& c) { return parse_choice(t, rma::kAccumulatePaths, c.accumulate); }},
+    SettingSpec{
+        "SHIM_ACCUMULATE", "auto|owner|caller|native", "auto",
+        "path of the accumulate family on windows from MPI_Win_allocate and MPI_Win_create: owner-computes (same "
+        "node in shared memory or by cross-memory attach, remote through the target node's server), "
+        "caller-computes (lock, get, compute, put, unlock) or native MPI; auto chooses from the policy table. "
+        "The window info key shim_accumulate overrides it per window",
+        [](std::string_view t, Config& c) { return parse_choice(t, rma::kAccumulatePaths, c.accumulate); }},
     SettingSpec{"SHIM_SERVER", "0|1", "1",
                 "1: one communication server thread per node (in its lowest world rank) applies accumulates "
                 "shipped from other nodes; MPI is then initialised with MPI_THREAD_MULTIPLE underneath. 0: no "
@@ -129,7 +129,8 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_SERVER_CLUSTER", "auto|integer >= 1", "1",
                 "servers per cooperative cluster: each origin sends to one server of each cluster, which forwards "
                 "to the target node's server, so a server buffers requests from about N/g processes instead of N. "
-                "1 (the default while forwarding costs latency, see the README): every origin sends to the target's server directly. auto: ceil(sqrt(nodes)). Larger than the node count: the node count",
+                "1 (the default while forwarding costs latency, see the README): every origin sends to the target's "
+                "server directly. auto: ceil(sqrt(nodes)). Larger than the node count: the node count",
                 [](std::string_view t, Config& c) {
                   if (t == "auto") {
                     c.server_cluster = 0;
@@ -156,10 +157,20 @@ bool parse_byte_size(std::string_view text, std::int64_t& bytes) {
   std::int64_t shift = 0;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'k': case 'K': shift = 10; break;
-      case 'm': case 'M': shift = 20; break;
-      case 'g': case 'G': shift = 30; break;
-      default: break;
+      case 'k':
+      case 'K':
+        shift = 10;
+        break;
+      case 'm':
+      case 'M':
+        shift = 20;
+        break;
+      case 'g':
+      case 'G':
+        shift = 30;
+        break;
+      default:
+        break;
     }
     if (shift != 0) text.remove_suffix(1);
   }

@@ -54,7 +54,7 @@ struct Config {
   bool verbose = false;
   bool stats = false;
   std::array<char, 1024> stats_path{};  // SHIM_STATS=FILE, placeholders unexpanded; empty: stderr
-  int node_size = 0;  // 0: detect nodes; k > 0: k consecutive world ranks form one node
+  int node_size = 0;                    // 0: detect nodes; k > 0: k consecutive world ranks form one node
   topo::NicClass nic = topo::NicClass::onload;
   bool nic_explicit = false;  // SHIM_NIC given: a profile's NIC class does not replace it
   coll::AlltoallThresholds alltoall_thresholds;
@@ -64,12 +64,12 @@ struct Config {
   std::array<char, 1024> profile_path{};  // empty: no network profile
   bool mirror_per_process_segments = false;
   Choice<rma::AccumulatePath> accumulate;
-  bool server = true;  // the per-node communication server thread
+  bool server = true;             // the per-node communication server thread
   int server_poll_max_us = 1000;  // longest sleep of an idle server between polls
   // Servers per cluster; 0: ceil(sqrt(nodes)). The default is 1 (direct)
   // while a forwarded request costs ~1 ms here (README, Server clustering).
   int server_cluster = 1;
-  int server_credits = 8;         // messages an origin may have unreleased at one server
+  int server_credits = 8;                        // messages an origin may have unreleased at one server
   std::int64_t server_buffer_bytes = 16 * 1024;  // one request buffer (and the largest message)
 };
 // Rank 0's configuration is broadcast byte-for-byte at MPI_Init.

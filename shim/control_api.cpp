@@ -66,8 +66,9 @@ int read_counters(shim::stats::Collective collective, int value, const std::arra
     for (int f = 0; f < shim::stats::kFieldCount; ++f) sum[f] += part[f];
   }
   using namespace shim::stats;
-  *counters = {sum[calls],       sum[collective_calls], sum[payload_bytes], sum[inter_messages],     sum[inter_bytes],
-               sum[intra_messages], sum[intra_bytes],   sum[flat_inter_messages], sum[flat_inter_bytes]};
+  *counters = {sum[calls],          sum[collective_calls],    sum[payload_bytes],
+               sum[inter_messages], sum[inter_bytes],         sum[intra_messages],
+               sum[intra_bytes],    sum[flat_inter_messages], sum[flat_inter_bytes]};
   return MPI_SUCCESS;
 }
 

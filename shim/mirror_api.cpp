@@ -7,11 +7,11 @@
 #include <string>
 
 #include "common/element_type.hpp"
+#include "common/log.hpp"
 #include "mirror/mirror_copy.hpp"
 #include "mirror/mirror_error.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/export.hpp"
-#include "common/log.hpp"
 #include "shim/runtime.hpp"
 #include "shim/stats.hpp"
 
@@ -25,8 +25,8 @@ struct shim_distributed_s {
 
 namespace {
 
-using shim::mirror::report_error;
 using shim::mirror::Range;
+using shim::mirror::report_error;
 using shim::stats::MirrorOp;
 
 int raise(MPI_Comm comm, int rc) {
@@ -54,15 +54,17 @@ int check_create(const char* function, MPI_Count count, MPI_Datatype type, MPI_C
   if (int rc = PMPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise(MPI_COMM_SELF, rc);
   const bool print = reports_for(comm);
   if (inter) return raise(comm, report_error(MPI_ERR_COMM, prefix + "intercommunicators are not supported", print));
-  if (out == nullptr) return raise(comm, report_error(MPI_ERR_ARG, prefix + "the output handle pointer is NULL", print));
+  if (out == nullptr)
+    return raise(comm, report_error(MPI_ERR_ARG, prefix + "the output handle pointer is NULL", print));
   if (count < 0)
     return raise(comm, report_error(MPI_ERR_COUNT, prefix + "count " + std::to_string(count) + " is negative", print));
   const std::optional<shim::ElementKind> known = shim::element_kind_of(type);
   if (!known)
-    return raise(comm, report_error(MPI_ERR_TYPE, prefix + shim::datatype_label(type) +
-                                                    " is not supported: the elements must be of a predefined "
-                                                    "integer, floating-point or complex datatype (merge sums them)",
-                                                    print));
+    return raise(comm, report_error(MPI_ERR_TYPE,
+                                    prefix + shim::datatype_label(type) +
+                                        " is not supported: the elements must be of a predefined "
+                                        "integer, floating-point or complex datatype (merge sums them)",
+                                    print));
   kind = *known;
   return MPI_SUCCESS;
 }
@@ -71,18 +73,21 @@ int check_create(const char* function, MPI_Count count, MPI_Datatype type, MPI_C
 int check_range(MPI_Comm comm, const char* function, MPI_Count first, MPI_Count count, std::int64_t total,
                 bool print = true) {
   const std::string prefix = std::string(function) + ": ";
-  if (count < 0) return raise(comm, report_error(MPI_ERR_COUNT, prefix + "count " + std::to_string(count) + " is negative", print));
+  if (count < 0)
+    return raise(comm, report_error(MPI_ERR_COUNT, prefix + "count " + std::to_string(count) + " is negative", print));
   if (first < 0 || first > total || count > total - first)
-    return raise(comm, report_error(MPI_ERR_ARG, prefix + "elements [" + std::to_string(first) + ", " +
-                                                   std::to_string(first) + " + " + std::to_string(count) +
-                                                   ") are outside the window's " + std::to_string(total), print));
+    return raise(comm,
+                 report_error(MPI_ERR_ARG,
+                              prefix + "elements [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
+                                  std::to_string(count) + ") are outside the window's " + std::to_string(total),
+                              print));
   return MPI_SUCCESS;
 }
 
 int check_index(MPI_Comm comm, const char* function, MPI_Count index, std::int64_t total) {
   if (index >= 0 && index < total) return MPI_SUCCESS;
   return raise(comm, report_error(MPI_ERR_ARG, std::string(function) + ": element " + std::to_string(index) +
-                                                 " is outside the " + std::to_string(total) + " elements"));
+                                                   " is outside the " + std::to_string(total) + " elements"));
 }
 
 int null_handle(const char* function, const char* what) {
@@ -109,11 +114,11 @@ int counted(const shim::mirror::MirroredWindow& w, MirrorOp op, MPI_Count count,
 void announce(const shim::CommState& state, const shim::mirror::MirroredWindow& window) {
   if (!shim::config().verbose || state.rank() != 0) return;
   shim::print_line("mirror on " + state.label() + ": " + std::to_string(window.count()) + " x " +
-             std::string(shim::element_name(window.kind())) + "; " + std::to_string(window.nodes()) +
-             (window.nodes() == 1 ? " node copy" : " node copies") +
-             (window.nodes() == 1 ? ": one shared copy, merge is a barrier"
-                                  : "; merge: one allreduce per local rank, over its rail") +
-             (window.contiguous() ? "; copy contiguous" : "; copy in per-process segments"));
+                   std::string(shim::element_name(window.kind())) + "; " + std::to_string(window.nodes()) +
+                   (window.nodes() == 1 ? " node copy" : " node copies") +
+                   (window.nodes() == 1 ? ": one shared copy, merge is a barrier"
+                                        : "; merge: one allreduce per local rank, over its rail") +
+                   (window.contiguous() ? "; copy contiguous" : "; copy in per-process segments"));
 }
 
 }  // namespace
@@ -168,9 +173,9 @@ SHIM_EXPORT int shim_mirror_range(shim_mirror mirror, int local_rank, MPI_Count*
   if (mirror == nullptr) return null_handle(kFunction, "mirror");
   const auto& w = *mirror->window;
   if (local_rank < 0 || local_rank >= w.local_size())
-    return raise(w.comm(), report_error(MPI_ERR_RANK, std::string(kFunction) + ": local rank " +
-                                                        std::to_string(local_rank) + " is not in 0.." +
-                                                        std::to_string(w.local_size() - 1)));
+    return raise(w.comm(),
+                 report_error(MPI_ERR_RANK, std::string(kFunction) + ": local rank " + std::to_string(local_rank) +
+                                                " is not in 0.." + std::to_string(w.local_size() - 1)));
   if (first == nullptr || count == nullptr) return null_pointer(w.comm(), kFunction, "an output pointer");
   const Range held = w.block(local_rank);
   *first = held.first;
@@ -260,9 +265,10 @@ SHIM_EXPORT int shim_mirror_merge_sparse(shim_mirror mirror, MPI_Count block_ele
   if (mirror == nullptr) return null_handle(kFunction, "mirror");
   auto& w = *mirror->window;
   if (block_elements <= 0)
-    return raise(w.comm(), report_error(MPI_ERR_ARG, std::string(kFunction) + ": block_elements " +
-                                                       std::to_string(block_elements) + " must be positive",
-                                                       reports_for(w.comm())));
+    return raise(w.comm(), report_error(MPI_ERR_ARG,
+                                        std::string(kFunction) + ": block_elements " + std::to_string(block_elements) +
+                                            " must be positive",
+                                        reports_for(w.comm())));
   return raise(w.comm(), counted(w, MirrorOp::merge_sparse, w.count(), w.merge_sparse(block_elements)));
 }
 
@@ -299,7 +305,7 @@ SHIM_EXPORT int shim_distributed_range(shim_distributed array, int rank, MPI_Cou
   if (const int rc = PMPI_Comm_size(a.comm(), &size); rc != MPI_SUCCESS) return raise(a.comm(), rc);
   if (rank < 0 || rank >= size)
     return raise(a.comm(), report_error(MPI_ERR_RANK, std::string(kFunction) + ": rank " + std::to_string(rank) +
-                                                        " is not in 0.." + std::to_string(size - 1)));
+                                                          " is not in 0.." + std::to_string(size - 1)));
   if (first == nullptr || count == nullptr) return null_pointer(a.comm(), kFunction, "an output pointer");
   const Range held = a.block(rank);
   *first = held.first;

@@ -134,8 +134,7 @@ int create_managed(const ManagedWindow::Creation& creation, void* baseptr, MPI_W
     const ManagedWindow* window = ManagedWindow::of(*win);
     const char* made_by = creation.flavor == ManagedWindow::Flavor::create ? " (MPI_Win_create)" : "";
     shim::print_line("accumulate on window " + std::to_string(window->id() & 0xffffffffu) + made_by + " of " +
-                     state->label() +
-                     ", " + std::to_string(hierarchy->layout().nodes()) + " node(s): every size -> " +
+                     state->label() + ", " + std::to_string(hierarchy->layout().nodes()) + " node(s): every size -> " +
                      std::string(name(window->path())) + ": " + window->reason());
   }
   return MPI_SUCCESS;
@@ -157,7 +156,8 @@ SHIM_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
 
 SHIM_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                    MPI_Win* win) {
-  if (!shim::shim_active() || disp_unit > INT_MAX) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+  if (!shim::shim_active() || disp_unit > INT_MAX)
+    return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
   return MPI_Win_allocate(size, static_cast<int>(disp_unit), info, comm, baseptr, win);
 }
 
@@ -186,9 +186,9 @@ SHIM_EXPORT int MPI_Win_free(MPI_Win* win) {
   return shim::raise_on_window(*win == MPI_WIN_NULL ? MPI_WIN_NULL : user, rc);
 }
 
-SHIM_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                               int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
-                               MPI_Op op, MPI_Win win) {
+SHIM_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                               MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
     return native(Op::accumulate, target_rank, target_count, target_datatype,
@@ -247,9 +247,9 @@ SHIM_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_coun
 }
 
 SHIM_EXPORT int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                                   void* result_addr, int result_count, MPI_Datatype result_datatype,
-                                   int target_rank, MPI_Aint target_disp, int target_count,
-                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+                                   void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                   MPI_Win win) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
     return native(
@@ -281,9 +281,9 @@ SHIM_EXPORT int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_c
 }
 
 SHIM_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                                    void* result_addr, int result_count, MPI_Datatype result_datatype,
-                                    int target_rank, MPI_Aint target_disp, int target_count,
-                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+                                    void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                    MPI_Win win, MPI_Request* request) {
   ManagedWindow* window = managed(win);
   if (window == nullptr) {
     return native(
@@ -337,8 +337,8 @@ SHIM_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compar
   }
   // Compare-and-swap is the family's one operation that is not an op: run
   // as a fetching replace that only writes on a match.
-  AccumulateCall call = fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
-                                      1, datatype, MPI_REPLACE);
+  AccumulateCall call = fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
+                                      datatype, MPI_REPLACE);
   call.compare = compare_addr;
   return run(Op::compare_and_swap, window, call, nullptr);
 }
@@ -354,22 +354,27 @@ int noted(MPI_Win win, PmpiCall pmpi_call, Note note) {
 }
 
 SHIM_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert_flags, MPI_Win win) {
-  return noted(win, [&] { return PMPI_Win_lock(lock_type, rank, assert_flags, win); }, [&](ManagedWindow& window) {
-    window.note_lock(rank, (assert_flags & MPI_MODE_NOCHECK) != 0);
-    return MPI_SUCCESS;
-  });
+  return noted(
+      win, [&] { return PMPI_Win_lock(lock_type, rank, assert_flags, win); },
+      [&](ManagedWindow& window) {
+        window.note_lock(rank, (assert_flags & MPI_MODE_NOCHECK) != 0);
+        return MPI_SUCCESS;
+      });
 }
 
 SHIM_EXPORT int MPI_Win_lock_all(int assert_flags, MPI_Win win) {
-  return noted(win, [&] { return PMPI_Win_lock_all(assert_flags, win); }, [&](ManagedWindow& window) {
-    window.note_lock_all((assert_flags & MPI_MODE_NOCHECK) != 0);
-    return MPI_SUCCESS;
-  });
+  return noted(
+      win, [&] { return PMPI_Win_lock_all(assert_flags, win); },
+      [&](ManagedWindow& window) {
+        window.note_lock_all((assert_flags & MPI_MODE_NOCHECK) != 0);
+        return MPI_SUCCESS;
+      });
 }
 
 SHIM_EXPORT int MPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
-  return noted(win, [&] { return PMPI_Win_start(group, assert_flags, win); },
-               [&](ManagedWindow& window) { return window.note_start(group); });
+  return noted(
+      win, [&] { return PMPI_Win_start(group, assert_flags, win); },
+      [&](ManagedWindow& window) { return window.note_start(group); });
 }
 
 // An epoch-closing call: what shim shipped completes first, then MPI's own
@@ -385,20 +390,23 @@ int closing(MPI_Win win, PmpiCall pmpi_call, Note note) {
 }
 
 SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
-  return closing(win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& w) { w.note_unlock(rank); });
+  return closing(
+      win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& w) { w.note_unlock(rank); });
 }
 
 SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  return closing(win, [&] { return PMPI_Win_unlock_all(win); }, [](ManagedWindow& w) { w.note_unlock_all(); });
+  return closing(
+      win, [&] { return PMPI_Win_unlock_all(win); }, [](ManagedWindow& w) { w.note_unlock_all(); });
 }
 
 SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
-  return closing(win, [&] { return PMPI_Win_fence(assert_flags, win); },
-                 [&](ManagedWindow& w) { w.note_fence(assert_flags); });
+  return closing(
+      win, [&] { return PMPI_Win_fence(assert_flags, win); }, [&](ManagedWindow& w) { w.note_fence(assert_flags); });
 }
 
 SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
-  return closing(win, [&] { return PMPI_Win_complete(win); }, [](ManagedWindow& w) { w.note_complete(); });
+  return closing(
+      win, [&] { return PMPI_Win_complete(win); }, [](ManagedWindow& w) { w.note_complete(); });
 }
 
 SHIM_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {

@@ -27,8 +27,9 @@ void start_servers_if_wanted(StartMode mode) {
   int threads = MPI_THREAD_SINGLE;
   if (PMPI_Query_thread(&threads) != MPI_SUCCESS || threads != MPI_THREAD_MULTIPLE) {
     if (world_rank() == 0) {
-      print_line("SHIM_SERVER: MPI did not provide MPI_THREAD_MULTIPLE, so no server threads run; windows "
-                 "spanning nodes use native accumulates");
+      print_line(
+          "SHIM_SERVER: MPI did not provide MPI_THREAD_MULTIPLE, so no server threads run; windows "
+          "spanning nodes use native accumulates");
     }
     return;
   }
@@ -42,8 +43,8 @@ void start_servers_if_wanted(StartMode mode) {
       print_line("SHIM_SERVER_CLUSTER=" + std::to_string(settings.server_cluster) + " is more than the " +
                  std::to_string(nodes) + " nodes; using " + std::to_string(nodes));
     }
-    rc = rma::start_servers(*hierarchy, {settings.server_poll_max_us, settings.server_cluster,
-                                         settings.server_credits, settings.server_buffer_bytes});
+    rc = rma::start_servers(*hierarchy, {settings.server_poll_max_us, settings.server_cluster, settings.server_credits,
+                                         settings.server_buffer_bytes});
   }
   if (rc != MPI_SUCCESS && world_rank() == 0) {
     print_line("SHIM_SERVER: the server threads could not start (MPI error " + std::to_string(rc) +
@@ -64,10 +65,11 @@ std::string describe_clusters() {
   }
   return "server clusters: " + std::to_string(map.nodes()) + " node servers in " + std::to_string(map.clusters()) +
          " clusters of at most " + std::to_string(map.cluster_size()) + "; " + std::to_string(settings.server_credits) +
-         " credits of " + std::to_string(settings.server_buffer_bytes) + " bytes; largest server: " +
-         std::to_string(largest.direct_origins) + " direct origins (" + std::to_string(largest.direct_bytes) +
-         " bytes), " + std::to_string(largest.forwarding_servers) + " forwarding servers (" +
-         std::to_string(largest.forward_bytes) + " bytes), " + std::to_string(largest.peers) + " peers";
+         " credits of " + std::to_string(settings.server_buffer_bytes) +
+         " bytes; largest server: " + std::to_string(largest.direct_origins) + " direct origins (" +
+         std::to_string(largest.direct_bytes) + " bytes), " + std::to_string(largest.forwarding_servers) +
+         " forwarding servers (" + std::to_string(largest.forward_bytes) + " bytes), " + std::to_string(largest.peers) +
+         " peers";
 }
 
 // SHIM_STATS: what this process's server held and did.

@@ -7,12 +7,12 @@
 
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_policy.hpp"
-#include "topology/network_picture.hpp"
 #include "common/local_comm.hpp"
 #include "common/log.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/rma_startup.hpp"
 #include "shim/stats_output.hpp"
+#include "topology/network_picture.hpp"
 
 namespace shim {
 
@@ -80,9 +80,9 @@ void inspect_world() {
   const topo::Layout& layout = hierarchy->layout();
   g_alltoall_always_native.store(unobserved && !g_config.alltoall &&
                                  coll::alltoall_native_for_every_block(layout.nodes(), layout.max_ppn()));
-  g_bcast_always_native.store(unobserved && !g_config.bcast &&
-                              coll::bcast_native_for_every_size(layout.nodes(), layout.max_ppn(),
-                                                                world->subnets_spanned()));
+  g_bcast_always_native.store(
+      unobserved && !g_config.bcast &&
+      coll::bcast_native_for_every_size(layout.nodes(), layout.max_ppn(), world->subnets_spanned()));
   refresh_fast_paths();
 }
 
@@ -110,8 +110,9 @@ void start_runtime(StartMode mode) {
     load_profile();
     inspect_world();
   } else if (g_config.profile_path[0] != '\0' && g_world_rank == 0) {
-    print_line("SHIM_PROFILE: not loaded: shim started on the first MPI call (mpi_f08 MPI_Init), not in MPI_Init, "
-               "so it cannot read the profile collectively");
+    print_line(
+        "SHIM_PROFILE: not loaded: shim started on the first MPI call (mpi_f08 MPI_Init), not in MPI_Init, "
+        "so it cannot read the profile collectively");
   }
   start_rma_wing(mode);
   g_phase.store(Phase::running);

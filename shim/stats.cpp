@@ -1,4 +1,3 @@
-#include "common/format.hpp"
 #include "shim/stats.hpp"
 
 #include <atomic>
@@ -9,13 +8,15 @@
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_algorithm.hpp"
+#include "common/format.hpp"
 
 namespace shim::stats {
 
 namespace {
 
 static_assert(coll::kAlltoallAlgorithms.size() <= kAlgorithmSlots && coll::kBcastAlgorithms.size() <= kAlgorithmSlots);
-static_assert(static_cast<int>(coll::AlltoallAlgorithm::native) == 0 && static_cast<int>(coll::BcastAlgorithm::native) == 0);
+static_assert(static_cast<int>(coll::AlltoallAlgorithm::native) == 0 &&
+              static_cast<int>(coll::BcastAlgorithm::native) == 0);
 
 // Written by one thread only; atomic so other threads may read it.
 using AtomicCounters = std::array<std::atomic<std::uint64_t>, kFieldCount>;

@@ -120,8 +120,9 @@ void add_server(std::vector<ServerRow>& rows, const ServerRecord& record) {
 
 // Collective: the job's sums on rank 0. False if MPI failed.
 bool sum_over_job(ReportInput& input, const ServerRecord& mine, int rank, int size) {
-  static_assert(sizeof(Table) % sizeof(std::uint64_t) == 0 && sizeof(RmaTable) == sizeof(std::uint64_t) *
-                    kRmaFieldCount * (kAccumulateOps * kAccumulatePaths + kMirrorOps));
+  static_assert(sizeof(Table) % sizeof(std::uint64_t) == 0 &&
+                sizeof(RmaTable) ==
+                    sizeof(std::uint64_t) * kRmaFieldCount * (kAccumulateOps * kAccumulatePaths + kMirrorOps));
   const Table table = input.collectives;
   const RmaTable rma = input.sums;
   std::vector<ServerRecord> servers(static_cast<std::size_t>(rank == 0 ? size : 0));
@@ -201,19 +202,19 @@ void write_report(bool job_wide) {
 
   std::string job_text = std::to_string(size) + (size == 1 ? " process" : " processes");
   if (layout != nullptr) {
-    job_text += " on " + std::to_string(layout->nodes()) + (layout->nodes() == 1 ? " node" : " nodes") +
-                " (at most " + std::to_string(layout->max_ppn()) + " per node" +
+    job_text += " on " + std::to_string(layout->nodes()) + (layout->nodes() == 1 ? " node" : " nodes") + " (at most " +
+                std::to_string(layout->max_ppn()) + " per node" +
                 (config().node_size > 0 ? ", SHIM_NODE_SIZE=" + std::to_string(config().node_size) : "") + ")";
   }
   job_text += ", job " + job;
-  input.facts = {{"Command", command_line()},
-                 {"Job", job_text},
-                 {"Host", host_name() + " (rank " + std::to_string(rank) + ")"},
-                 {"MPI", mpi_library()},
-                 {"Written", utc_now() + ", at MPI_Finalize"},
-                 {"Counts", own ? "this process (rank " + std::to_string(rank) + ") only"
-                                : "summed over " + std::to_string(size) +
-                                      " processes; Max columns: the largest one process's"}};
+  input.facts = {
+      {"Command", command_line()},
+      {"Job", job_text},
+      {"Host", host_name() + " (rank " + std::to_string(rank) + ")"},
+      {"MPI", mpi_library()},
+      {"Written", utc_now() + ", at MPI_Finalize"},
+      {"Counts", own ? "this process (rank " + std::to_string(rank) + ") only"
+                     : "summed over " + std::to_string(size) + " processes; Max columns: the largest one process's"}};
 
   std::string path;
   if (pattern) {

@@ -30,11 +30,12 @@ void append(std::vector<std::string>& lines, const std::vector<std::string>& mor
 
 void collective_section(std::vector<std::string>& lines, const Table& table, Collective collective) {
   const bool alltoall = collective == Collective::alltoall;
-  lines.push_back(section(alltoall ? "Alltoall (per algorithm and block size)"
-                                   : "Broadcast (per algorithm and message size)"));
+  lines.push_back(
+      section(alltoall ? "Alltoall (per algorithm and block size)" : "Broadcast (per algorithm and message size)"));
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header = {"Algorithm", alltoall ? "Block" : "Size", "Calls", "Ops", "Bytes",
-                                     "Inter msgs", "Inter bytes", "Intra msgs", "Intra bytes"};
+  std::vector<std::string> header = {
+      "Algorithm",  alltoall ? "Block" : "Size", "Calls", "Ops", "Bytes", "Inter msgs", "Inter bytes", "Intra msgs",
+      "Intra bytes"};
   if (alltoall) {
     header.push_back("Flat inter msgs");
     header.push_back("Flat inter bytes");
@@ -138,9 +139,15 @@ void server_section(std::vector<std::string>& lines, const std::vector<ServerRow
   append(lines, aligned(rows, 0));
 }
 
-constexpr std::array<const char*, kMirrorOps> kMirrorNames = {
-    "get", "put", "acc", "zero", "merge", "merge_patch", "merge_sparse", "copy_from_distributed",
-    "copy_to_distributed"};
+constexpr std::array<const char*, kMirrorOps> kMirrorNames = {"get",
+                                                              "put",
+                                                              "acc",
+                                                              "zero",
+                                                              "merge",
+                                                              "merge_patch",
+                                                              "merge_sparse",
+                                                              "copy_from_distributed",
+                                                              "copy_to_distributed"};
 
 void mirror_section(std::vector<std::string>& lines, const ReportInput& input) {
   lines.push_back(section("Mirrored windows (shim_mirror_*)"));
@@ -200,8 +207,8 @@ std::vector<std::string> report_text(const ReportInput& input) {
   server_section(lines, input.servers);
   mirror_section(lines, input);
   lines.push_back(section("Machine-readable (tools/demo_report.py reads these)"));
-  const std::string scope = input.processes > 1 ? "summed over " + std::to_string(input.processes) + " processes"
-                                                : "one process";
+  const std::string scope =
+      input.processes > 1 ? "summed over " + std::to_string(input.processes) + " processes" : "one process";
   append(lines, report_lines(input.collectives, scope));
   return lines;
 }

@@ -10,43 +10,89 @@
 // aborts in the kernel, as its accumulates would at the target.
 //
 //   mpich_op_table OUTPUT      (runs as an MPI singleton, no mpiexec)
+#include <fcntl.h>
 #include <mpi.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
-#include <fcntl.h>
 #include <string>
 #include <utility>
 
 namespace {
 
-#define SHIM_NAMED(handle) std::pair{handle, #handle}
+#define SHIM_NAMED(handle) \
+  std::pair { handle, #handle }
 
 // Every predefined datatype of MPICH's mpi.h.
-const std::array kTypes = {
-    SHIM_NAMED(MPI_CHAR), SHIM_NAMED(MPI_SIGNED_CHAR), SHIM_NAMED(MPI_UNSIGNED_CHAR), SHIM_NAMED(MPI_BYTE),
-    SHIM_NAMED(MPI_WCHAR), SHIM_NAMED(MPI_SHORT), SHIM_NAMED(MPI_UNSIGNED_SHORT), SHIM_NAMED(MPI_INT),
-    SHIM_NAMED(MPI_UNSIGNED), SHIM_NAMED(MPI_LONG), SHIM_NAMED(MPI_UNSIGNED_LONG), SHIM_NAMED(MPI_FLOAT),
-    SHIM_NAMED(MPI_DOUBLE), SHIM_NAMED(MPI_LONG_DOUBLE), SHIM_NAMED(MPI_LONG_LONG_INT),
-    SHIM_NAMED(MPI_UNSIGNED_LONG_LONG), SHIM_NAMED(MPI_PACKED), SHIM_NAMED(MPI_FLOAT_INT), SHIM_NAMED(MPI_DOUBLE_INT),
-    SHIM_NAMED(MPI_LONG_INT), SHIM_NAMED(MPI_SHORT_INT), SHIM_NAMED(MPI_2INT), SHIM_NAMED(MPI_LONG_DOUBLE_INT),
-    SHIM_NAMED(MPI_COMPLEX), SHIM_NAMED(MPI_DOUBLE_COMPLEX), SHIM_NAMED(MPI_LOGICAL), SHIM_NAMED(MPI_REAL),
-    SHIM_NAMED(MPI_DOUBLE_PRECISION), SHIM_NAMED(MPI_INTEGER), SHIM_NAMED(MPI_2INTEGER), SHIM_NAMED(MPI_2REAL),
-    SHIM_NAMED(MPI_2DOUBLE_PRECISION), SHIM_NAMED(MPI_CHARACTER), SHIM_NAMED(MPI_REAL4), SHIM_NAMED(MPI_REAL8),
-    SHIM_NAMED(MPI_REAL16), SHIM_NAMED(MPI_COMPLEX8), SHIM_NAMED(MPI_COMPLEX16), SHIM_NAMED(MPI_COMPLEX32),
-    SHIM_NAMED(MPI_INTEGER1), SHIM_NAMED(MPI_INTEGER2), SHIM_NAMED(MPI_INTEGER4), SHIM_NAMED(MPI_INTEGER8),
-    SHIM_NAMED(MPI_INTEGER16), SHIM_NAMED(MPI_INT8_T), SHIM_NAMED(MPI_INT16_T), SHIM_NAMED(MPI_INT32_T),
-    SHIM_NAMED(MPI_INT64_T), SHIM_NAMED(MPI_UINT8_T), SHIM_NAMED(MPI_UINT16_T), SHIM_NAMED(MPI_UINT32_T),
-    SHIM_NAMED(MPI_UINT64_T), SHIM_NAMED(MPI_C_BOOL), SHIM_NAMED(MPI_C_FLOAT_COMPLEX),
-    SHIM_NAMED(MPI_C_DOUBLE_COMPLEX), SHIM_NAMED(MPI_C_LONG_DOUBLE_COMPLEX), SHIM_NAMED(MPI_AINT),
-    SHIM_NAMED(MPI_OFFSET), SHIM_NAMED(MPI_COUNT), SHIM_NAMED(MPI_CXX_BOOL), SHIM_NAMED(MPI_CXX_FLOAT_COMPLEX),
-    SHIM_NAMED(MPI_CXX_DOUBLE_COMPLEX), SHIM_NAMED(MPI_CXX_LONG_DOUBLE_COMPLEX)};
+const std::array kTypes = {SHIM_NAMED(MPI_CHAR),
+                           SHIM_NAMED(MPI_SIGNED_CHAR),
+                           SHIM_NAMED(MPI_UNSIGNED_CHAR),
+                           SHIM_NAMED(MPI_BYTE),
+                           SHIM_NAMED(MPI_WCHAR),
+                           SHIM_NAMED(MPI_SHORT),
+                           SHIM_NAMED(MPI_UNSIGNED_SHORT),
+                           SHIM_NAMED(MPI_INT),
+                           SHIM_NAMED(MPI_UNSIGNED),
+                           SHIM_NAMED(MPI_LONG),
+                           SHIM_NAMED(MPI_UNSIGNED_LONG),
+                           SHIM_NAMED(MPI_FLOAT),
+                           SHIM_NAMED(MPI_DOUBLE),
+                           SHIM_NAMED(MPI_LONG_DOUBLE),
+                           SHIM_NAMED(MPI_LONG_LONG_INT),
+                           SHIM_NAMED(MPI_UNSIGNED_LONG_LONG),
+                           SHIM_NAMED(MPI_PACKED),
+                           SHIM_NAMED(MPI_FLOAT_INT),
+                           SHIM_NAMED(MPI_DOUBLE_INT),
+                           SHIM_NAMED(MPI_LONG_INT),
+                           SHIM_NAMED(MPI_SHORT_INT),
+                           SHIM_NAMED(MPI_2INT),
+                           SHIM_NAMED(MPI_LONG_DOUBLE_INT),
+                           SHIM_NAMED(MPI_COMPLEX),
+                           SHIM_NAMED(MPI_DOUBLE_COMPLEX),
+                           SHIM_NAMED(MPI_LOGICAL),
+                           SHIM_NAMED(MPI_REAL),
+                           SHIM_NAMED(MPI_DOUBLE_PRECISION),
+                           SHIM_NAMED(MPI_INTEGER),
+                           SHIM_NAMED(MPI_2INTEGER),
+                           SHIM_NAMED(MPI_2REAL),
+                           SHIM_NAMED(MPI_2DOUBLE_PRECISION),
+                           SHIM_NAMED(MPI_CHARACTER),
+                           SHIM_NAMED(MPI_REAL4),
+                           SHIM_NAMED(MPI_REAL8),
+                           SHIM_NAMED(MPI_REAL16),
+                           SHIM_NAMED(MPI_COMPLEX8),
+                           SHIM_NAMED(MPI_COMPLEX16),
+                           SHIM_NAMED(MPI_COMPLEX32),
+                           SHIM_NAMED(MPI_INTEGER1),
+                           SHIM_NAMED(MPI_INTEGER2),
+                           SHIM_NAMED(MPI_INTEGER4),
+                           SHIM_NAMED(MPI_INTEGER8),
+                           SHIM_NAMED(MPI_INTEGER16),
+                           SHIM_NAMED(MPI_INT8_T),
+                           SHIM_NAMED(MPI_INT16_T),
+                           SHIM_NAMED(MPI_INT32_T),
+                           SHIM_NAMED(MPI_INT64_T),
+                           SHIM_NAMED(MPI_UINT8_T),
+                           SHIM_NAMED(MPI_UINT16_T),
+                           SHIM_NAMED(MPI_UINT32_T),
+                           SHIM_NAMED(MPI_UINT64_T),
+                           SHIM_NAMED(MPI_C_BOOL),
+                           SHIM_NAMED(MPI_C_FLOAT_COMPLEX),
+                           SHIM_NAMED(MPI_C_DOUBLE_COMPLEX),
+                           SHIM_NAMED(MPI_C_LONG_DOUBLE_COMPLEX),
+                           SHIM_NAMED(MPI_AINT),
+                           SHIM_NAMED(MPI_OFFSET),
+                           SHIM_NAMED(MPI_COUNT),
+                           SHIM_NAMED(MPI_CXX_BOOL),
+                           SHIM_NAMED(MPI_CXX_FLOAT_COMPLEX),
+                           SHIM_NAMED(MPI_CXX_DOUBLE_COMPLEX),
+                           SHIM_NAMED(MPI_CXX_LONG_DOUBLE_COMPLEX)};
 
-const std::array kReductions = {SHIM_NAMED(MPI_MAX),  SHIM_NAMED(MPI_MIN),  SHIM_NAMED(MPI_SUM),
-                                SHIM_NAMED(MPI_PROD), SHIM_NAMED(MPI_LAND), SHIM_NAMED(MPI_BAND),
-                                SHIM_NAMED(MPI_LOR),  SHIM_NAMED(MPI_BOR),  SHIM_NAMED(MPI_LXOR),
+const std::array kReductions = {SHIM_NAMED(MPI_MAX),  SHIM_NAMED(MPI_MIN),    SHIM_NAMED(MPI_SUM),
+                                SHIM_NAMED(MPI_PROD), SHIM_NAMED(MPI_LAND),   SHIM_NAMED(MPI_BAND),
+                                SHIM_NAMED(MPI_LOR),  SHIM_NAMED(MPI_BOR),    SHIM_NAMED(MPI_LXOR),
                                 SHIM_NAMED(MPI_BXOR), SHIM_NAMED(MPI_MINLOC), SHIM_NAMED(MPI_MAXLOC)};
 
 int error_class(int rc) {

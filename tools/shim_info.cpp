@@ -28,15 +28,15 @@
 #include <string_view>
 #include <vector>
 
-#include "common/format.hpp"
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
+#include "collectives/alltoall_schedules.hpp"
+#include "collectives/bcast_tree.hpp"
+#include "collectives/traffic.hpp"
+#include "common/format.hpp"
 #include "rma/accumulate_policy.hpp"
 #include "rma/managed_window.hpp"
 #include "rma/rma_runtime.hpp"
-#include "collectives/alltoall_schedules.hpp"
-#include "collectives/traffic.hpp"
-#include "collectives/bcast_tree.hpp"
 #include "shim/alltoall_dispatch.hpp"
 #include "shim/bcast_dispatch.hpp"
 #include "shim/comm_state.hpp"
@@ -157,8 +157,8 @@ void print_settings() {
   std::cout << "Settings (rank 0's environment, used by every rank)\n";
   std::vector<std::vector<std::string>> rows = {{"setting", "in effect", "default", "accepted"}};
   for (const shim::SettingSpec& spec : shim::setting_specs()) {
-    rows.push_back({std::string(spec.name), setting_in_effect(spec), std::string(spec.default_value),
-                    std::string(spec.values)});
+    rows.push_back(
+        {std::string(spec.name), setting_in_effect(spec), std::string(spec.default_value), std::string(spec.values)});
   }
   const std::vector<std::string> lines = table_lines(rows);
   std::cout << "  " << lines[0] << '\n';
@@ -346,8 +346,8 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
   const std::vector<int>& subnets = state.subnet_of_node();
   std::cout << "\nBroadcast decisions on MPI_COMM_WORLD from root 0\n"
             << "  messages between nodes and between subnets per broadcast (per segment when pipelined)\n";
-  std::vector<std::vector<std::string>> rows = {{"message", "algorithm", "rule", "inter-node", "inter-subnet",
-                                                 "reason"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"message", "algorithm", "rule", "inter-node", "inter-subnet", "reason"}};
   for (std::int64_t bytes = 1; bytes <= kLargestBroadcast; bytes *= 4) {
     const auto made = shim::decide<shim::BcastCall>(state, shim::BcastCall::facts(state, hierarchy, bytes));
     std::string nodes = std::to_string(layout.nodes() - 1);
@@ -419,8 +419,9 @@ WindowDecision decide_world_window() {
   MPI_Win win = MPI_WIN_NULL;
   require(MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
           "MPI_Win_allocate on MPI_COMM_WORLD");
-  WindowDecision decision{"native", "shim did not create the window (SHIM_ENABLE=0, or shim's window keyval is "
-                                    "missing: see the line shim printed at MPI_Init)"};
+  WindowDecision decision{"native",
+                          "shim did not create the window (SHIM_ENABLE=0, or shim's window keyval is "
+                          "missing: see the line shim printed at MPI_Init)"};
   if (const shim::rma::ManagedWindow* window = shim::rma::ManagedWindow::of(win)) {
     decision = {std::string(shim::rma::name(window->path())), window->reason()};
   }

@@ -35,8 +35,8 @@
 #include <string_view>
 #include <vector>
 
-#include "shim/config.hpp"
 #include "common/message_tags.hpp"
+#include "shim/config.hpp"
 #include "topology/network_profile.hpp"
 #include "topology/subnet_partition.hpp"
 
@@ -133,7 +133,8 @@ double execute(const Task& task, std::vector<char>& buffer) {
       MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
       return MPI_Wtime() - start;
     }
-    case Kind::done: break;
+    case Kind::done:
+      break;
   }
   return 0;
 }
@@ -318,9 +319,10 @@ shim::topo::NetworkProfile probe(const Options& options, const Nodes& nodes, std
     }
     std::printf(" -> gain %.2f: %s NIC\n", gain, std::string(shim::topo::name(profile.nic)).c_str());
   } else {
-    std::printf("shim-probe: %s, so concurrent pairs cannot be compared: NIC class %s assumed (run on 2 or more "
-                "nodes with 2 or more ranks each to measure it)\n",
-                n < 2 ? "one node" : "one rank per node", std::string(shim::topo::name(profile.nic)).c_str());
+    std::printf(
+        "shim-probe: %s, so concurrent pairs cannot be compared: NIC class %s assumed (run on 2 or more "
+        "nodes with 2 or more ranks each to measure it)\n",
+        n < 2 ? "one node" : "one rank per node", std::string(shim::topo::name(profile.nic)).c_str());
   }
   return profile;
 }

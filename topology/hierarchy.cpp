@@ -85,5 +85,4 @@ int Hierarchy::build(MPI_Comm comm, int node_size, std::unique_ptr<Hierarchy>& o
   return MPI_SUCCESS;
 }
 
-
 }  // namespace shim::topo

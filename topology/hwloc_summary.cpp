@@ -75,9 +75,12 @@ NetworkDevice describe_device(hwloc_topology_t topology, hwloc_obj_t device, Net
 
 std::optional<NetworkDeviceKind> network_kind(hwloc_obj_t os_device) {
   switch (os_device->attr->osdev.type) {
-    case HWLOC_OBJ_OSDEV_NETWORK: return NetworkDeviceKind::network;
-    case HWLOC_OBJ_OSDEV_OPENFABRICS: return NetworkDeviceKind::openfabrics;
-    default: return std::nullopt;
+    case HWLOC_OBJ_OSDEV_NETWORK:
+      return NetworkDeviceKind::network;
+    case HWLOC_OBJ_OSDEV_OPENFABRICS:
+      return NetworkDeviceKind::openfabrics;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -23,16 +23,14 @@ Layout Layout::from_node_keys(std::span<const std::int64_t> node_key) {
   }
 
   if (size == 0) return layout;
-  const auto [min_it, max_it] = std::minmax_element(
-      layout.members_.begin(), layout.members_.end(),
-      [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  const auto [min_it, max_it] = std::minmax_element(layout.members_.begin(), layout.members_.end(),
+                                                    [](const auto& a, const auto& b) { return a.size() < b.size(); });
   layout.min_ppn_ = static_cast<int>(min_it->size());
   layout.max_ppn_ = static_cast<int>(max_it->size());
 
   layout.consecutive_ = layout.uniform();
   for (int rank = 0; rank < size && layout.consecutive_; ++rank) {
-    layout.consecutive_ =
-        rank == layout.node_of_[rank] * layout.max_ppn_ + layout.local_of_[rank];
+    layout.consecutive_ = rank == layout.node_of_[rank] * layout.max_ppn_ + layout.local_of_[rank];
   }
   return layout;
 }

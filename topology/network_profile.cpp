@@ -50,8 +50,8 @@ void read_hosts(const json& root, NetworkProfile& p) {
   if (!hosts.is_array() || hosts.empty()) throw FieldError{"\"hosts\": expected a non-empty array"};
   std::set<std::string> seen;
   for (std::size_t i = 0; i < hosts.size(); ++i) {
-    const auto host = value_of<std::string>(hosts[i], "\"hosts\"[" + std::to_string(i) + "]", &json::is_string,
-                                            "a string");
+    const auto host =
+        value_of<std::string>(hosts[i], "\"hosts\"[" + std::to_string(i) + "]", &json::is_string, "a string");
     if (host.empty() || !seen.insert(host).second) throw FieldError{"\"hosts\": '" + host + "' is empty or repeated"};
     p.hosts.push_back(host);
   }
@@ -83,8 +83,8 @@ void read_costs(const json& root, NetworkProfile& p) {
     throw FieldError{"\"sizes\" and \"cost_seconds\": expected arrays of the same, non-zero length"};
   }
   for (std::size_t s = 0; s < sizes.size(); ++s) {
-    p.sizes.push_back(value_of<std::int64_t>(sizes[s], "\"sizes\"[" + std::to_string(s) + "]",
-                                             &json::is_number_integer, "an integer"));
+    p.sizes.push_back(value_of<std::int64_t>(sizes[s], "\"sizes\"[" + std::to_string(s) + "]", &json::is_number_integer,
+                                             "an integer"));
     p.cost.push_back(read_matrix(costs[s], "\"cost_seconds\"[" + std::to_string(s) + "]", p.hosts.size()));
   }
   p.partition_size = value_of<std::int64_t>(field(root, "partition_size"), "\"partition_size\"",
@@ -119,8 +119,8 @@ void read_subnets(const json& root, NetworkProfile& p) {
 void read_nic(const json& root, NetworkProfile& p) {
   const json& nic = field(root, "nic");
   if (!nic.is_object()) throw FieldError{"\"nic\": expected an object"};
-  const auto nic_class = parse_nic_class(value_of<std::string>(field(nic, "class"), "\"nic\".\"class\"",
-                                                               &json::is_string, "a string"));
+  const auto nic_class =
+      parse_nic_class(value_of<std::string>(field(nic, "class"), "\"nic\".\"class\"", &json::is_string, "a string"));
   if (!nic_class) throw FieldError{"\"nic\".\"class\": expected \"onload\" or \"offload\""};
   p.nic = *nic_class;
   if (!nic.contains("pair_throughput")) return;
@@ -136,8 +136,8 @@ NetworkProfile read(const json& root) {
   if (!root.contains("format") || root["format"] != kFormat) {
     throw FieldError{std::string("\"format\" is not \"") + kFormat + "\""};
   }
-  const auto version = value_of<std::int64_t>(field(root, "version"), "\"version\"", &json::is_number_integer,
-                                              "an integer");
+  const auto version =
+      value_of<std::int64_t>(field(root, "version"), "\"version\"", &json::is_number_integer, "an integer");
   if (version != NetworkProfile::kVersion) {
     throw FieldError{"\"version\" " + std::to_string(version) + " is not supported (this shim reads version " +
                      std::to_string(NetworkProfile::kVersion) + ")"};
@@ -147,8 +147,7 @@ NetworkProfile read(const json& root) {
   read_costs(root, p);
   read_subnets(root, p);
   read_nic(root, p);
-  const auto k = value_of<std::int64_t>(field(root, "bcast_k"), "\"bcast_k\"", &json::is_number_integer,
-                                        "an integer");
+  const auto k = value_of<std::int64_t>(field(root, "bcast_k"), "\"bcast_k\"", &json::is_number_integer, "an integer");
   if (k < 1 || k > 64) throw FieldError{"\"bcast_k\": expected 1 to 64"};
   p.bcast_k = static_cast<int>(k);
   if (root.contains("created_by") && root["created_by"].is_string()) p.created_by = root["created_by"];

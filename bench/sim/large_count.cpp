@@ -24,16 +24,16 @@ std::vector<int> narrowed(const MPI_Count* values, MPI_Count n) { return std::ve
 
 extern "C" {
 
-int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
   if (!fits(sendcount) || !fits(recvcount)) return MPI_ERR_COUNT;
-  return PMPI_Alltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount),
-                       recvtype, comm);
+  return PMPI_Alltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype,
+                       comm);
 }
 
-int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                     MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm comm) {
   int size = 0;
   if (const int rc = PMPI_Comm_size(comm, &size); rc != MPI_SUCCESS) return rc;
   const std::vector<MPI_Count> sdisp(sdispls, sdispls + size);
@@ -77,15 +77,13 @@ int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void
                   MPI_Datatype datatype, MPI_Comm comm) {
   if (!fits(insize) || !fits(outcount) || !fits(*position)) return MPI_ERR_COUNT;
   int at = static_cast<int>(*position);
-  const int rc =
-      PMPI_Unpack(inbuf, static_cast<int>(insize), &at, outbuf, static_cast<int>(outcount), datatype, comm);
+  const int rc = PMPI_Unpack(inbuf, static_cast<int>(insize), &at, outbuf, static_cast<int>(outcount), datatype, comm);
   *position = at;
   return rc;
 }
 
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                MPI_Datatype* newtype) {
+                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!fits(count) || !all_fit(array_of_blocklengths, count)) return MPI_ERR_COUNT;
   const std::vector<int> lengths = narrowed(array_of_blocklengths, count);
   const std::vector<MPI_Aint> displacements(array_of_displacements, array_of_displacements + count);

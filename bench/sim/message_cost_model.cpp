@@ -1,12 +1,12 @@
 #include "message_cost_model.hpp"
 
 #include <smpi/smpi.h>
-#include <simgrid/s4u/Host.hpp>
-#include <xbt/config.hpp>
 
 #include <array>
 #include <cstdlib>
+#include <simgrid/s4u/Host.hpp>
 #include <string>
+#include <xbt/config.hpp>
 
 namespace shim::sim {
 
@@ -59,8 +59,7 @@ double CostCurve::seconds(std::size_t bytes) const {
 
 bool use_node_costs(std::string_view spec) {
   constexpr std::array<const char*, 3> kNetworkSettings = {"smpi/os", "smpi/ois", "smpi/or"};
-  constexpr std::array<SmpiOperation, 3> kOperations = {SmpiOperation::SEND, SmpiOperation::ISEND,
-                                                        SmpiOperation::RECV};
+  constexpr std::array<SmpiOperation, 3> kOperations = {SmpiOperation::SEND, SmpiOperation::ISEND, SmpiOperation::RECV};
   std::array<CostCurve, 3> node;
   std::array<CostCurve, 3> network;
   for (std::size_t i = 0; i < node.size(); ++i) {
@@ -71,7 +70,7 @@ bool use_node_costs(std::string_view spec) {
   for (std::size_t i = 0; i < node.size(); ++i) {
     smpi_register_op_cost_callback(
         kOperations[i], [within = node[i], between = network[i]](std::size_t bytes, simgrid::s4u::Host* source,
-                                                                  simgrid::s4u::Host* destination) {
+                                                                 simgrid::s4u::Host* destination) {
           return (source == destination ? within : between).seconds(bytes);
         });
   }

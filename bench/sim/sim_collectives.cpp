@@ -25,13 +25,13 @@
 // Output (rank 0): one CSV line per size: op,bytes,seconds,start,
 // expected_inter_messages (-1 without --count).
 #include <mpi.h>
-#include <simgrid/s4u/Actor.hpp>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <simgrid/s4u/Actor.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,8 +115,7 @@ shim::topo::Layout world_layout(int size) {
   int length = 0;
   MPI_Get_processor_name(name, &length);
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
-  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-                MPI_COMM_WORLD);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
   std::vector<std::string> seen;
   std::vector<std::int64_t> keys;
   for (int r = 0; r < size; ++r) {
@@ -217,8 +216,8 @@ std::int64_t run_once(const Options& o, std::int64_t bytes, int rank, int size, 
   start = synchronized_start();
   for (int i = 0; i < o.iters; ++i) {
     if (alltoall) {
-      MPI_Alltoall(buffers.send(), static_cast<int>(bytes), MPI_BYTE, buffers.recv(), static_cast<int>(bytes),
-                   MPI_BYTE, MPI_COMM_WORLD);
+      MPI_Alltoall(buffers.send(), static_cast<int>(bytes), MPI_BYTE, buffers.recv(), static_cast<int>(bytes), MPI_BYTE,
+                   MPI_COMM_WORLD);
     } else {
       MPI_Bcast(buffers.send(), static_cast<int>(bytes), MPI_BYTE, o.root, MPI_COMM_WORLD);
     }

@@ -236,7 +236,9 @@ class Mirror {
   void merge() { detail::check(shim_mirror_merge(handle_)); }
   void merge_patch(MPI_Count first, MPI_Count count) { detail::check(shim_mirror_merge_patch(handle_, first, count)); }
   void merge_sparse(MPI_Count block_elements) { detail::check(shim_mirror_merge_sparse(handle_, block_elements)); }
-  void copy_from(const Distributed &array) { detail::check(shim_mirror_copy_from_distributed(handle_, array.handle())); }
+  void copy_from(const Distributed &array) {
+    detail::check(shim_mirror_copy_from_distributed(handle_, array.handle()));
+  }
   void copy_to(Distributed &array) { detail::check(shim_mirror_copy_to_distributed(handle_, array.handle())); }
 
  private:

@@ -15,9 +15,8 @@
 #define SHIM_SHIM_H
 
 #include <mpi.h>
-#include <stdint.h>
-
 #include <shim/version.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,10 +49,10 @@ typedef enum shim_alltoall_algorithm {
 int shim_set_alltoall_algorithm(MPI_Comm comm, shim_alltoall_algorithm algorithm);
 
 typedef enum shim_bcast_algorithm {
-  SHIM_BCAST_AUTO = 0,     /* the policy table (SHIM_BCAST's default) */
-  SHIM_BCAST_NATIVE = 1,   /* PMPI_Bcast */
-  SHIM_BCAST_ECO = 2,      /* trees over the subnets of the network profile */
-  SHIM_BCAST_TWOLEVEL = 3  /* a tree over nodes, then inside each node */
+  SHIM_BCAST_AUTO = 0,    /* the policy table (SHIM_BCAST's default) */
+  SHIM_BCAST_NATIVE = 1,  /* PMPI_Bcast */
+  SHIM_BCAST_ECO = 2,     /* trees over the subnets of the network profile */
+  SHIM_BCAST_TWOLEVEL = 3 /* a tree over nodes, then inside each node */
 } shim_bcast_algorithm;
 
 /* Collective over comm: the broadcast algorithm for comm, overriding
@@ -62,11 +61,11 @@ typedef enum shim_bcast_algorithm {
 int shim_set_bcast_algorithm(MPI_Comm comm, shim_bcast_algorithm algorithm);
 
 typedef struct shim_counters {
-  uint64_t calls;            /* calls made by this process */
-  uint64_t collective_calls; /* of which this process was rank 0: summed over
-                                processes, the number of collective operations */
-  uint64_t payload_bytes;    /* alltoall: bytes this process contributed
-                                (size x block); bcast: the message */
+  uint64_t calls;               /* calls made by this process */
+  uint64_t collective_calls;    /* of which this process was rank 0: summed over
+                                   processes, the number of collective operations */
+  uint64_t payload_bytes;       /* alltoall: bytes this process contributed
+                                   (size x block); bcast: the message */
   uint64_t inter_node_messages; /* sent by this process to other nodes, as the
                                    algorithm sends them; 0 for native, whose
                                    own messages are not visible to shim */

@@ -82,12 +82,13 @@ int main(int argc, char** argv) {
   std::vector<long> mine;
   for (const auto& list : tickets) mine.insert(mine.end(), list.begin(), list.end());
   std::vector<long> all(static_cast<std::size_t>(total_tickets));
-  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_LONG, all.data(), static_cast<int>(mine.size()),
-             MPI_LONG, 0, MPI_COMM_WORLD);
+  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_LONG, all.data(), static_cast<int>(mine.size()), MPI_LONG,
+             0, MPI_COMM_WORLD);
   if (rank == 0) {
     std::sort(all.begin(), all.end());
     for (long i = 0; i < total_tickets; ++i) {
-      if (all[static_cast<std::size_t>(i)] != i) return fail("fetch-and-op tickets 0..n-1, each once", i, all[static_cast<std::size_t>(i)]);
+      if (all[static_cast<std::size_t>(i)] != i)
+        return fail("fetch-and-op tickets 0..n-1, each once", i, all[static_cast<std::size_t>(i)]);
     }
     std::printf("accumulate_threads: %d processes x %d threads: sums and %ld tickets exact\n", size, kThreads,
                 total_tickets);

@@ -117,13 +117,14 @@ void dense_case(shim::test::Checker& check) {
     std::memset(in, 0, elements * sizeof(double));
     shim_set_alltoall_algorithm(MPI_COMM_WORLD, algorithm);
     const int rc = MPI_Alltoall_c(out, count, MPI_DOUBLE, in, count, MPI_DOUBLE, MPI_COMM_WORLD);
-    check.expect(rc == MPI_SUCCESS, std::string("2^27 doubles ") + kNames[algorithm] + ": returned " + std::to_string(rc));
+    check.expect(rc == MPI_SUCCESS,
+                 std::string("2^27 doubles ") + kNames[algorithm] + ": returned " + std::to_string(rc));
     std::int64_t wrong = 0;
     for (int s = 0; s < size; ++s) {
       for (MPI_Count i = 0; i < count; ++i) wrong += in[s * count + i] != value(s, rank, i);
     }
-    check.expect(wrong == 0, std::string("2^27 doubles ") + kNames[algorithm] + ": " + std::to_string(wrong) +
-                                 " wrong elements");
+    check.expect(wrong == 0,
+                 std::string("2^27 doubles ") + kNames[algorithm] + ": " + std::to_string(wrong) + " wrong elements");
   }
   shim_set_alltoall_algorithm(MPI_COMM_WORLD, SHIM_ALLTOALL_AUTO);
 }
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
     dense_case(check);
   } else {
     const std::int64_t beyond_int = (std::int64_t{1} << 31) + 8;
-    sparse_case(check, beyond_int, 1, false);      // each block's offset is past 2^31
+    sparse_case(check, beyond_int, 1, false);  // each block's offset is past 2^31
     sparse_case(check, beyond_int, 1, true);
     sparse_case(check, std::int64_t{1} << 20, 4096, false);  // one block spans 4 GiB
   }

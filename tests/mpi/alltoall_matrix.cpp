@@ -100,9 +100,9 @@ void run_case(const TypeCase& c, MPI_Comm comm, const std::string& where) {
   call_alltoall(c, send.data(), want.data(), comm, true);
 
   const auto mismatch = std::mismatch(got.bytes.begin(), got.bytes.end(), want.bytes.begin());
-  check->expect(mismatch.first == got.bytes.end(),
-                where + " " + c.name + ": differs from PMPI_Alltoall at byte " +
-                    std::to_string(mismatch.first - got.bytes.begin()) + " of " + std::to_string(got.bytes.size()));
+  check->expect(mismatch.first == got.bytes.end(), where + " " + c.name + ": differs from PMPI_Alltoall at byte " +
+                                                       std::to_string(mismatch.first - got.bytes.begin()) + " of " +
+                                                       std::to_string(got.bytes.size()));
 
   if (c.contiguous_ints) {
     // Block from rank s is what s put at block `rank` of its send buffer.

@@ -67,9 +67,9 @@ int main(int argc, char** argv) {
     check.expect(wrong[t] == 0, "thread " + std::to_string(t) + ": " + std::to_string(wrong[t]) + " wrong elements");
     shim_counters after{};
     shim_get_alltoall_counters(kPerThread[t], &after);
-    check.expect(after.calls - before[t].calls == kCalls,
-                 "thread " + std::to_string(t) + ": " + std::to_string(after.calls - before[t].calls) +
-                     " calls counted, expected " + std::to_string(kCalls));
+    check.expect(after.calls - before[t].calls == kCalls, "thread " + std::to_string(t) + ": " +
+                                                              std::to_string(after.calls - before[t].calls) +
+                                                              " calls counted, expected " + std::to_string(kCalls));
   }
   for (MPI_Comm& comm : comms) PMPI_Comm_free(&comm);
   const int status = check.finish();

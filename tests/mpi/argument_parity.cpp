@@ -133,9 +133,7 @@ std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op) {
       {"compare_and_swap at displacement -1", true,
        [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_LONG, 0, -1, w.win); }},
       {"compare_and_swap, MPI_DATATYPE_NULL", true,
-       [](const Window& w) {
-         return MPI_Compare_and_swap(origin, &compare, result, MPI_DATATYPE_NULL, 0, 0, w.win);
-       }},
+       [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_DATATYPE_NULL, 0, 0, w.win); }},
       {"compare_and_swap outside any epoch", false,
        [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_LONG, 0, 0, w.win); }},
       {"raccumulate to rank = group size", true,
@@ -191,8 +189,8 @@ int main(int argc, char** argv) {
     const int expected = c.shim_class >= 0 ? c.shim_class : mpich;
     for (const auto& [label, window] : {std::pair{"MPI_Win_allocate", &allocated}, {"MPI_Win_create", &created}}) {
       const int got = run(c, *window);
-      check.expect(got == expected, c.name + " on shim's " + label + " window: " + class_name(got) +
-                                        ", expected " + class_name(expected) + " (MPICH's own window: " + class_name(mpich) + ")");
+      check.expect(got == expected, c.name + " on shim's " + label + " window: " + class_name(got) + ", expected " +
+                                        class_name(expected) + " (MPICH's own window: " + class_name(mpich) + ")");
     }
   }
 

@@ -133,9 +133,7 @@ shim_bcast_algorithm expected_auto(const Expected& e, MPI_Comm comm) {
 }
 
 // Whole-job fast path: auto's calls go straight to PMPI, uncounted.
-bool job_takes_fast_path(const Expected& e) {
-  return e.known && expected_auto(e, MPI_COMM_WORLD) == SHIM_BCAST_NATIVE;
-}
+bool job_takes_fast_path(const Expected& e) { return e.known && expected_auto(e, MPI_COMM_WORLD) == SHIM_BCAST_NATIVE; }
 
 constexpr shim_bcast_algorithm kAlgorithms[] = {SHIM_BCAST_NATIVE, SHIM_BCAST_ECO, SHIM_BCAST_TWOLEVEL,
                                                 SHIM_BCAST_AUTO};

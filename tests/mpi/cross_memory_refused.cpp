@@ -10,14 +10,13 @@
 //   every process of the communicator, even those whose node has no peer;
 // - both add up right, element by element;
 // - MPI_Win_allocate windows do not need the kernel and keep shim's path.
+#include <dlfcn.h>
 #include <mpi.h>
 #include <shim/shim.h>
 #include <sys/uio.h>
 
-#include <cerrno>
-#include <dlfcn.h>
-
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -58,8 +57,9 @@ void expect_sums(MPI_Comm comm, MPI_Win win, const long* base, const std::string
   for (int k = 0; k < kElements; ++k) mine[k] = static_cast<long>(rank + 1) * (k + 1);
   g_check->expect_success(MPI_Win_lock_all(0, win), what + ": lock_all");
   for (int target = 0; target < size; ++target) {
-    g_check->expect_success(MPI_Accumulate(mine.data(), kElements, MPI_LONG, target, 0, kElements, MPI_LONG, MPI_SUM, win),
-                            what + ": accumulate");
+    g_check->expect_success(
+        MPI_Accumulate(mine.data(), kElements, MPI_LONG, target, 0, kElements, MPI_LONG, MPI_SUM, win),
+        what + ": accumulate");
   }
   g_check->expect_success(MPI_Win_unlock_all(win), what + ": unlock_all");
   MPI_Barrier(comm);
@@ -87,11 +87,10 @@ void created_window(bool refuse, const std::string& expected_path) {
   MPI_Info_set(info, "shim_accumulate", "owner");
   g_refuse = refuse;
   MPI_Win win = MPI_WIN_NULL;
-  g_check->expect_success(
-      MPI_Win_create(memory.data(), kElements * sizeof(long), sizeof(long), info, comm, &win), what);
+  g_check->expect_success(MPI_Win_create(memory.data(), kElements * sizeof(long), sizeof(long), info, comm, &win),
+                          what);
   MPI_Info_free(&info);
-  g_check->expect(path_of(win) == expected_path,
-                  what + ": path is " + path_of(win) + ", expected " + expected_path);
+  g_check->expect(path_of(win) == expected_path, what + ": path is " + path_of(win) + ", expected " + expected_path);
   expect_sums(comm, win, memory.data(), what);
   g_refuse = false;
   MPI_Win_free(&win);

@@ -143,9 +143,9 @@ void window_creation(MPI_Comm parent, MPI_Errhandler handler) {
   // A second window on the same communicator fails only in its own steps.
   long* second_base = nullptr;
   MPI_Win second = MPI_WIN_NULL;
-  const long second_steps = fail_every_step("a second MPI_Win_allocate", parent, [] {}, [&] {
-    return MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &second_base, &second);
-  });
+  const long second_steps = fail_every_step(
+      "a second MPI_Win_allocate", parent, [] {},
+      [&] { return MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &second_base, &second); });
   g_check->expect(second_steps >= 3, "a second window failed at " + std::to_string(second_steps) + " steps");
   MPI_Win_free(&second);
   // The window outlives its communicator: the pool stays until the window goes.
@@ -206,7 +206,8 @@ void window_free_and_unlock(MPI_Comm parent) {
   g_check->expect(unlock_steps >= 1, "MPI_Win_unlock_all failed at " + std::to_string(unlock_steps) + " steps");
   expect_working_window(comm, win, base);
 
-  const long free_steps = fail_every_step("MPI_Win_free", comm, [] {}, [&] { return MPI_Win_free(&win); });
+  const long free_steps = fail_every_step(
+      "MPI_Win_free", comm, [] {}, [&] { return MPI_Win_free(&win); });
   g_check->expect(free_steps >= 1, "MPI_Win_free failed at " + std::to_string(free_steps) + " steps");
   g_check->expect(win == MPI_WIN_NULL, "the window is freed in the end");
   MPI_Comm_free(&comm);
@@ -226,8 +227,8 @@ void mirror_creation(MPI_Comm comm) {
   build_hierarchy(comm);
   const long handles = fault::live_handles();
   shim_mirror mirror = nullptr;
-  const long steps = fail_every_step("shim_mirror_create", comm, [] {},
-                                     [&] { return shim_mirror_create(1000, MPI_DOUBLE, comm, &mirror); });
+  const long steps = fail_every_step(
+      "shim_mirror_create", comm, [] {}, [&] { return shim_mirror_create(1000, MPI_DOUBLE, comm, &mirror); });
   g_check->expect(steps >= 8, "shim_mirror_create failed at " + std::to_string(steps) + " steps (at least 8)");
   const double one = 1.0;
   shim_mirror_acc(mirror, 7, 1, &one, nullptr);
@@ -241,8 +242,8 @@ void mirror_creation(MPI_Comm comm) {
   g_check->expect(fault::live_handles() == handles, "shim_mirror_free leaves no handle behind");
 
   shim_distributed array = nullptr;
-  fail_every_step("shim_distributed_create", comm, [] {},
-                  [&] { return shim_distributed_create(1000, MPI_DOUBLE, comm, &array); });
+  fail_every_step(
+      "shim_distributed_create", comm, [] {}, [&] { return shim_distributed_create(1000, MPI_DOUBLE, comm, &array); });
   shim_distributed_free(&array);
   g_check->expect(fault::live_handles() == handles, "shim_distributed_free leaves no handle behind");
 }

@@ -57,11 +57,11 @@ long live_handles() { return g_live.load(); }
 
 // One wrapper per intercepted function: `Creates` is +1 for calls that make
 // a handle, -1 for frees (never failed), 0 for the rest.
-#define SHIM_FAULT_WRAP(Creates, Name, Params, Args)                                                   \
-  extern "C" int Name Params {                                                                        \
-    static const auto forward = fault::real<int(*) Params>(#Name);                                     \
-    if (Creates >= 0 && fault::fail_now(#Name)) return MPI_ERR_OTHER;                                  \
-    return fault::counted(forward Args, Creates);                                                      \
+#define SHIM_FAULT_WRAP(Creates, Name, Params, Args)                  \
+  extern "C" int Name Params {                                        \
+    static const auto forward = fault::real<int(*) Params>(#Name);    \
+    if (Creates >= 0 && fault::fail_now(#Name)) return MPI_ERR_OTHER; \
+    return fault::counted(forward Args, Creates);                     \
   }
 
 SHIM_FAULT_WRAP(1, PMPI_Comm_dup, (MPI_Comm comm, MPI_Comm* out), (comm, out))
@@ -74,13 +74,13 @@ SHIM_FAULT_WRAP(1, PMPI_Win_allocate_shared,
                 (size, unit, info, comm, base, out))
 SHIM_FAULT_WRAP(1, PMPI_Win_create, (void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* out),
                 (base, size, unit, info, comm, out))
-SHIM_FAULT_WRAP(1, PMPI_Info_create, (MPI_Info* out), (out))
+SHIM_FAULT_WRAP(1, PMPI_Info_create, (MPI_Info * out), (out))
 SHIM_FAULT_WRAP(1, PMPI_Type_dup, (MPI_Datatype type, MPI_Datatype* out), (type, out))
-SHIM_FAULT_WRAP(-1, PMPI_Comm_free, (MPI_Comm* comm), (comm))
-SHIM_FAULT_WRAP(-1, PMPI_Group_free, (MPI_Group* group), (group))
-SHIM_FAULT_WRAP(-1, PMPI_Win_free, (MPI_Win* win), (win))
-SHIM_FAULT_WRAP(-1, PMPI_Info_free, (MPI_Info* info), (info))
-SHIM_FAULT_WRAP(-1, PMPI_Type_free, (MPI_Datatype* type), (type))
+SHIM_FAULT_WRAP(-1, PMPI_Comm_free, (MPI_Comm * comm), (comm))
+SHIM_FAULT_WRAP(-1, PMPI_Group_free, (MPI_Group * group), (group))
+SHIM_FAULT_WRAP(-1, PMPI_Win_free, (MPI_Win * win), (win))
+SHIM_FAULT_WRAP(-1, PMPI_Info_free, (MPI_Info * info), (info))
+SHIM_FAULT_WRAP(-1, PMPI_Type_free, (MPI_Datatype * type), (type))
 SHIM_FAULT_WRAP(0, PMPI_Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler handler), (comm, handler))
 SHIM_FAULT_WRAP(0, PMPI_Win_set_errhandler, (MPI_Win win, MPI_Errhandler handler), (win, handler))
 SHIM_FAULT_WRAP(0, PMPI_Group_translate_ranks, (MPI_Group a, int n, const int ranks[], MPI_Group b, int out[]),

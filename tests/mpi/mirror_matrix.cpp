@@ -108,17 +108,13 @@ void world_suite(const Comm& c) {
       local_access<int>(w);
     });
   });
-  timed(c, "MPI_LONG_LONG x1001", [&] {
-    type_case<long long>(c, MPI_LONG_LONG, "MPI_LONG_LONG", 1001);
-  });
+  timed(c, "MPI_LONG_LONG x1001", [&] { type_case<long long>(c, MPI_LONG_LONG, "MPI_LONG_LONG", 1001); });
   timed(c, "MPI_UNSIGNED_CHAR x9001", [&] {
-    type_case<unsigned char>(c, MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR (wraps)", 9001, [](const Win& w) {
-      acc_rounds<unsigned char>(w, 200);
-    });
+    type_case<unsigned char>(c, MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR (wraps)", 9001,
+                             [](const Win& w) { acc_rounds<unsigned char>(w, 200); });
   });
-  timed(c, "MPI_SHORT x4099", [&] {
-    type_case<short>(c, MPI_SHORT, "MPI_SHORT", 4099, [](const Win& w) { acc_rounds<short>(w, 100); });
-  });
+  timed(c, "MPI_SHORT x4099",
+        [&] { type_case<short>(c, MPI_SHORT, "MPI_SHORT", 4099, [](const Win& w) { acc_rounds<short>(w, 100); }); });
   timed(c, "MPI_FLOAT x1001", [&] {
     type_case<float>(c, MPI_FLOAT, "MPI_FLOAT", 1001, [](const Win& w) { patch_rounds<float>(w, false); });
   });
@@ -131,11 +127,11 @@ void world_suite(const Comm& c) {
   timed(c, "MPI_DOUBLE_PRECISION x5003", [&] {
     type_case<double>(c, fortran ? MPI_DOUBLE_PRECISION : MPI_DOUBLE, fortran ? "MPI_DOUBLE_PRECISION" : "MPI_DOUBLE",
                       5003, [](const Win& w) {
-      acc_rounds<double>(w, 200);
-      sparse_rounds<double>(w, false);
-      copy_rounds<double>(w, false);
-      identical_sums(w);
-    });
+                        acc_rounds<double>(w, 200);
+                        sparse_rounds<double>(w, false);
+                        copy_rounds<double>(w, false);
+                        identical_sums(w);
+                      });
   });
   timed(c, "MPI_LONG_DOUBLE x1001", [&] {
     type_case<long double>(c, MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", 1001,
@@ -158,7 +154,6 @@ void world_suite(const Comm& c) {
   timed(c, "small counts", [&] { small_counts(c); });
   timed(c, "C++ wrappers", [&] { cxx_wrappers(c); });
 }
-
 
 }  // namespace
 

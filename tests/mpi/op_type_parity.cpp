@@ -16,6 +16,7 @@
 // and leave the target untouched. Unsigned MPI_MAX and MPI_MIN are compared
 // with C++'s unsigned order instead of MPICH's (pmodels/mpich#6083: MPICH
 // 4.0.2 compares them as signed).
+#include <fcntl.h>
 #include <mpi.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -25,7 +26,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <map>
 #include <sstream>
 #include <string>
@@ -38,35 +38,83 @@ namespace {
 
 shim::test::Checker* g_check = nullptr;
 
-#define NAMED(handle) std::pair{handle, #handle}
-const std::pair<MPI_Datatype, const char*> kTypes[] = {
-    NAMED(MPI_CHAR), NAMED(MPI_SIGNED_CHAR), NAMED(MPI_UNSIGNED_CHAR), NAMED(MPI_BYTE), NAMED(MPI_WCHAR),
-    NAMED(MPI_SHORT), NAMED(MPI_UNSIGNED_SHORT), NAMED(MPI_INT), NAMED(MPI_UNSIGNED), NAMED(MPI_LONG),
-    NAMED(MPI_UNSIGNED_LONG), NAMED(MPI_FLOAT), NAMED(MPI_DOUBLE), NAMED(MPI_LONG_DOUBLE), NAMED(MPI_LONG_LONG_INT),
-    NAMED(MPI_UNSIGNED_LONG_LONG), NAMED(MPI_PACKED), NAMED(MPI_FLOAT_INT), NAMED(MPI_DOUBLE_INT),
-    NAMED(MPI_LONG_INT), NAMED(MPI_SHORT_INT), NAMED(MPI_2INT), NAMED(MPI_LONG_DOUBLE_INT), NAMED(MPI_COMPLEX),
-    NAMED(MPI_DOUBLE_COMPLEX), NAMED(MPI_LOGICAL), NAMED(MPI_REAL), NAMED(MPI_DOUBLE_PRECISION), NAMED(MPI_INTEGER),
-    NAMED(MPI_2INTEGER), NAMED(MPI_2REAL), NAMED(MPI_2DOUBLE_PRECISION), NAMED(MPI_CHARACTER), NAMED(MPI_REAL4),
-    NAMED(MPI_REAL8), NAMED(MPI_REAL16), NAMED(MPI_COMPLEX8), NAMED(MPI_COMPLEX16), NAMED(MPI_COMPLEX32),
-    NAMED(MPI_INTEGER1), NAMED(MPI_INTEGER2), NAMED(MPI_INTEGER4), NAMED(MPI_INTEGER8), NAMED(MPI_INTEGER16),
-    NAMED(MPI_INT8_T), NAMED(MPI_INT16_T), NAMED(MPI_INT32_T), NAMED(MPI_INT64_T), NAMED(MPI_UINT8_T),
-    NAMED(MPI_UINT16_T), NAMED(MPI_UINT32_T), NAMED(MPI_UINT64_T), NAMED(MPI_C_BOOL), NAMED(MPI_C_FLOAT_COMPLEX),
-    NAMED(MPI_C_DOUBLE_COMPLEX), NAMED(MPI_C_LONG_DOUBLE_COMPLEX), NAMED(MPI_AINT), NAMED(MPI_OFFSET),
-    NAMED(MPI_COUNT), NAMED(MPI_CXX_BOOL), NAMED(MPI_CXX_FLOAT_COMPLEX), NAMED(MPI_CXX_DOUBLE_COMPLEX),
-    NAMED(MPI_CXX_LONG_DOUBLE_COMPLEX)};
-const std::pair<MPI_Op, const char*> kOps[] = {NAMED(MPI_MAX),  NAMED(MPI_MIN),    NAMED(MPI_SUM),    NAMED(MPI_PROD),
-                                               NAMED(MPI_LAND), NAMED(MPI_BAND),   NAMED(MPI_LOR),    NAMED(MPI_BOR),
-                                               NAMED(MPI_LXOR), NAMED(MPI_BXOR),   NAMED(MPI_MINLOC), NAMED(MPI_MAXLOC),
-                                               NAMED(MPI_REPLACE), NAMED(MPI_NO_OP)};
-const std::pair<MPI_Datatype, int> kUnsigned[] = {{MPI_UNSIGNED_CHAR, 1}, {MPI_UNSIGNED_SHORT, 2}, {MPI_UNSIGNED, 4},
-                                                  {MPI_UNSIGNED_LONG, 8}, {MPI_UNSIGNED_LONG_LONG, 8},
-                                                  {MPI_UINT8_T, 1}, {MPI_UINT16_T, 2}, {MPI_UINT32_T, 4},
-                                                  {MPI_UINT64_T, 8}};
+#define NAMED(handle) \
+  std::pair { handle, #handle }
+const std::pair<MPI_Datatype, const char*> kTypes[] = {NAMED(MPI_CHAR),
+                                                       NAMED(MPI_SIGNED_CHAR),
+                                                       NAMED(MPI_UNSIGNED_CHAR),
+                                                       NAMED(MPI_BYTE),
+                                                       NAMED(MPI_WCHAR),
+                                                       NAMED(MPI_SHORT),
+                                                       NAMED(MPI_UNSIGNED_SHORT),
+                                                       NAMED(MPI_INT),
+                                                       NAMED(MPI_UNSIGNED),
+                                                       NAMED(MPI_LONG),
+                                                       NAMED(MPI_UNSIGNED_LONG),
+                                                       NAMED(MPI_FLOAT),
+                                                       NAMED(MPI_DOUBLE),
+                                                       NAMED(MPI_LONG_DOUBLE),
+                                                       NAMED(MPI_LONG_LONG_INT),
+                                                       NAMED(MPI_UNSIGNED_LONG_LONG),
+                                                       NAMED(MPI_PACKED),
+                                                       NAMED(MPI_FLOAT_INT),
+                                                       NAMED(MPI_DOUBLE_INT),
+                                                       NAMED(MPI_LONG_INT),
+                                                       NAMED(MPI_SHORT_INT),
+                                                       NAMED(MPI_2INT),
+                                                       NAMED(MPI_LONG_DOUBLE_INT),
+                                                       NAMED(MPI_COMPLEX),
+                                                       NAMED(MPI_DOUBLE_COMPLEX),
+                                                       NAMED(MPI_LOGICAL),
+                                                       NAMED(MPI_REAL),
+                                                       NAMED(MPI_DOUBLE_PRECISION),
+                                                       NAMED(MPI_INTEGER),
+                                                       NAMED(MPI_2INTEGER),
+                                                       NAMED(MPI_2REAL),
+                                                       NAMED(MPI_2DOUBLE_PRECISION),
+                                                       NAMED(MPI_CHARACTER),
+                                                       NAMED(MPI_REAL4),
+                                                       NAMED(MPI_REAL8),
+                                                       NAMED(MPI_REAL16),
+                                                       NAMED(MPI_COMPLEX8),
+                                                       NAMED(MPI_COMPLEX16),
+                                                       NAMED(MPI_COMPLEX32),
+                                                       NAMED(MPI_INTEGER1),
+                                                       NAMED(MPI_INTEGER2),
+                                                       NAMED(MPI_INTEGER4),
+                                                       NAMED(MPI_INTEGER8),
+                                                       NAMED(MPI_INTEGER16),
+                                                       NAMED(MPI_INT8_T),
+                                                       NAMED(MPI_INT16_T),
+                                                       NAMED(MPI_INT32_T),
+                                                       NAMED(MPI_INT64_T),
+                                                       NAMED(MPI_UINT8_T),
+                                                       NAMED(MPI_UINT16_T),
+                                                       NAMED(MPI_UINT32_T),
+                                                       NAMED(MPI_UINT64_T),
+                                                       NAMED(MPI_C_BOOL),
+                                                       NAMED(MPI_C_FLOAT_COMPLEX),
+                                                       NAMED(MPI_C_DOUBLE_COMPLEX),
+                                                       NAMED(MPI_C_LONG_DOUBLE_COMPLEX),
+                                                       NAMED(MPI_AINT),
+                                                       NAMED(MPI_OFFSET),
+                                                       NAMED(MPI_COUNT),
+                                                       NAMED(MPI_CXX_BOOL),
+                                                       NAMED(MPI_CXX_FLOAT_COMPLEX),
+                                                       NAMED(MPI_CXX_DOUBLE_COMPLEX),
+                                                       NAMED(MPI_CXX_LONG_DOUBLE_COMPLEX)};
+const std::pair<MPI_Op, const char*> kOps[] = {
+    NAMED(MPI_MAX),    NAMED(MPI_MIN),    NAMED(MPI_SUM),     NAMED(MPI_PROD), NAMED(MPI_LAND),
+    NAMED(MPI_BAND),   NAMED(MPI_LOR),    NAMED(MPI_BOR),     NAMED(MPI_LXOR), NAMED(MPI_BXOR),
+    NAMED(MPI_MINLOC), NAMED(MPI_MAXLOC), NAMED(MPI_REPLACE), NAMED(MPI_NO_OP)};
+const std::pair<MPI_Datatype, int> kUnsigned[] = {
+    {MPI_UNSIGNED_CHAR, 1}, {MPI_UNSIGNED_SHORT, 2},     {MPI_UNSIGNED, 4},
+    {MPI_UNSIGNED_LONG, 8}, {MPI_UNSIGNED_LONG_LONG, 8}, {MPI_UINT8_T, 1},
+    {MPI_UINT16_T, 2},      {MPI_UINT32_T, 4},           {MPI_UINT64_T, 8}};
 
 enum class Call { accumulate, get_accumulate, fetch_and_op, compare_and_swap };
 const char* name(Call call) {
-  constexpr const char* kNames[] = {"MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op",
-                                    "MPI_Compare_and_swap"};
+  constexpr const char* kNames[] = {"MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op", "MPI_Compare_and_swap"};
   return kNames[static_cast<int>(call)];
 }
 
@@ -173,8 +221,8 @@ Outcome run(MPI_Win win, unsigned char* base, Call call, MPI_Datatype type, MPI_
         outcome.rc = MPI_Accumulate(origin.data(), kElements, type, 1, 0, kElements, type, op, win);
         break;
       case Call::get_accumulate:
-        outcome.rc = MPI_Get_accumulate(origin.data(), kElements, type, result.data(), kElements, type, 1, 0,
-                                        kElements, type, op, win);
+        outcome.rc = MPI_Get_accumulate(origin.data(), kElements, type, result.data(), kElements, type, 1, 0, kElements,
+                                        type, op, win);
         break;
       case Call::fetch_and_op:
         outcome.rc = MPI_Fetch_and_op(origin.data(), result.data(), type, 1, 0, op, win);
@@ -223,16 +271,16 @@ int unsigned_width(MPI_Datatype type) {
 }
 
 void compare(Call call, MPI_Datatype type, const char* type_name, MPI_Op op, const char* op_name, bool mpich_applies,
-             int mpich_class, MPI_Win native, unsigned char* native_base, MPI_Win managed,
-             unsigned char* managed_base, long& compared, long& refused) {
+             int mpich_class, MPI_Win native, unsigned char* native_base, MPI_Win managed, unsigned char* managed_base,
+             long& compared, long& refused) {
   const std::string what = std::string(name(call)) + " " + op_name + " " + type_name;
   const Outcome got = run(managed, managed_base, call, type, op);
   if (!mpich_applies) {
     ++refused;
     const Outcome untouched = run(managed, managed_base, Call::get_accumulate, type, MPI_NO_OP);
-    g_check->expect(error_class(got.rc) == mpich_class,
-                    what + ": refused with MPI_Reduce_local's class " + std::to_string(mpich_class) + " (got " +
-                        std::to_string(error_class(got.rc)) + ")");
+    g_check->expect(error_class(got.rc) == mpich_class, what + ": refused with MPI_Reduce_local's class " +
+                                                            std::to_string(mpich_class) + " (got " +
+                                                            std::to_string(error_class(got.rc)) + ")");
     g_check->expect(got.target == untouched.fetched, what + ": the target is untouched");
     return;
   }
@@ -300,8 +348,8 @@ int main(int argc, char** argv) {
       const int mpich_class = cls < 0 ? MPI_ERR_OP : cls;
       for (Call call : {Call::accumulate, Call::get_accumulate, Call::fetch_and_op}) {
         // MPICH refuses MPI_NO_OP in MPI_Accumulate itself: compared natively.
-        compare(call, type, type_name, op, op_name, applies, mpich_class, native, native_base, managed,
-                managed_base, compared, refused);
+        compare(call, type, type_name, op, op_name, applies, mpich_class, native, native_base, managed, managed_base,
+                compared, refused);
       }
     }
     compare(Call::compare_and_swap, type, type_name, MPI_REPLACE, "", true, MPI_SUCCESS, native, native_base, managed,

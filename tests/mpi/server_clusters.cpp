@@ -45,11 +45,12 @@ struct Job {
 Element start_value(int target, int origin, int i) { return Element{target} * 1000000 + origin * 1000 + i; }
 
 void expect_equal(Element expected, Element actual, const std::string& what) {
-  g_check->expect(expected == actual, what + ": expected " + std::to_string(expected) + ", got " +
-                                          std::to_string(actual));
+  g_check->expect(expected == actual,
+                  what + ": expected " + std::to_string(expected) + ", got " + std::to_string(actual));
 }
 
-void expect_region(const std::vector<Element>& expected, const Element* actual, std::size_t n, const std::string& what) {
+void expect_region(const std::vector<Element>& expected, const Element* actual, std::size_t n,
+                   const std::string& what) {
   g_check->expect_elements(
       n, [&](std::size_t k) { return expected[k] == actual[k]; },
       [&](std::size_t k) {
@@ -86,17 +87,17 @@ void round_on(Job& job, int t, int round, bool flush, Fetched& f) {
   // of it: program order says the fetch sees the sum.
   std::vector<Element> add(kRegion);
   for (int i = 0; i < kRegion; ++i) add[static_cast<std::size_t>(i)] = round * 7 + i + t;
-  g_check->expect_success(MPI_Accumulate(add.data(), kRegion, MPI_INT64_T, t, disp, kRegion, MPI_INT64_T, MPI_SUM,
-                                         job.win),
-                          where + " MPI_Accumulate");
+  g_check->expect_success(
+      MPI_Accumulate(add.data(), kRegion, MPI_INT64_T, t, disp, kRegion, MPI_INT64_T, MPI_SUM, job.win),
+      where + " MPI_Accumulate");
   for (int i = 0; i < kRegion; ++i) ref[first + static_cast<std::size_t>(i)] += add[static_cast<std::size_t>(i)];
 
   std::vector<Element> more(kRegion);
   f.where = where;
   f.old.assign(kRegion, 0);
   for (int i = 0; i < kRegion; ++i) more[static_cast<std::size_t>(i)] = i % 5 - 2;
-  g_check->expect_success(MPI_Get_accumulate(more.data(), kRegion, MPI_INT64_T, f.old.data(), kRegion, MPI_INT64_T,
-                                             t, disp, kRegion, MPI_INT64_T, MPI_SUM, job.win),
+  g_check->expect_success(MPI_Get_accumulate(more.data(), kRegion, MPI_INT64_T, f.old.data(), kRegion, MPI_INT64_T, t,
+                                             disp, kRegion, MPI_INT64_T, MPI_SUM, job.win),
                           where + " MPI_Get_accumulate");
   f.before.assign(ref.begin() + static_cast<std::ptrdiff_t>(first),
                   ref.begin() + static_cast<std::ptrdiff_t>(first) + kRegion);
@@ -110,22 +111,20 @@ void round_on(Job& job, int t, int round, bool flush, Fetched& f) {
   ref[first] += ticket;
   f.swap_in = 424242 + round;
   const Element compare = ref[first + 1];
-  g_check->expect_success(
-      MPI_Compare_and_swap(&f.swap_in, &compare, &f.swapped_out, MPI_INT64_T, t, disp + 1, job.win),
-      where + " MPI_Compare_and_swap");
+  g_check->expect_success(MPI_Compare_and_swap(&f.swap_in, &compare, &f.swapped_out, MPI_INT64_T, t, disp + 1, job.win),
+                          where + " MPI_Compare_and_swap");
   f.before_cas = ref[first + 1];
   ref[first + 1] = f.swap_in;
   const Element not_compare = -1;
-  g_check->expect_success(
-      MPI_Compare_and_swap(&ticket, &not_compare, &f.unswapped, MPI_INT64_T, t, disp + 1, job.win),
-      where + " MPI_Compare_and_swap (no match)");
+  g_check->expect_success(MPI_Compare_and_swap(&ticket, &not_compare, &f.unswapped, MPI_INT64_T, t, disp + 1, job.win),
+                          where + " MPI_Compare_and_swap (no match)");
 
   // Request-based and large-count variants, a read of the whole region last.
   MPI_Request requests[2];
   std::vector<Element> replace(kRegion / 2);
   for (std::size_t i = 0; i < replace.size(); ++i) replace[i] = -static_cast<Element>(i) - round;
-  g_check->expect_success(MPI_Raccumulate(replace.data(), kRegion / 2, MPI_INT64_T, t, disp + kRegion / 2,
-                                          kRegion / 2, MPI_INT64_T, MPI_REPLACE, job.win, &requests[0]),
+  g_check->expect_success(MPI_Raccumulate(replace.data(), kRegion / 2, MPI_INT64_T, t, disp + kRegion / 2, kRegion / 2,
+                                          MPI_INT64_T, MPI_REPLACE, job.win, &requests[0]),
                           where + " MPI_Raccumulate");
   for (std::size_t i = 0; i < replace.size(); ++i) ref[first + kRegion / 2 + i] = replace[i];
   const Element one = 1;
@@ -174,15 +173,13 @@ void check_server(const shim::Config& config) {
   const int my_node = map.node_of(g_rank);
   g_check->expect((runs != 0) == (map.server_of_node(my_node) == g_rank), "the node's lowest rank runs its server");
   if (runs != 0) {
-    const auto model =
-        shim::rma::footprint(map, my_node, config.server_credits, config.server_buffer_bytes);
+    const auto model = shim::rma::footprint(map, my_node, config.server_credits, config.server_buffer_bytes);
     expect_equal(model.direct_bytes, counters.direct_buffer_bytes, "direct request buffer bytes (model)");
     expect_equal(model.forward_bytes, counters.forward_buffer_bytes, "forwarding buffer bytes (model)");
     g_check->expect(counters.peak_buffers_in_use * config.server_buffer_bytes <=
                         counters.direct_buffer_bytes + counters.forward_buffer_bytes,
                     "peak buffers in use (" + std::to_string(counters.peak_buffers_in_use) + ") within the pools");
-    g_check->expect(counters.distinct_peers <= model.peers, "peers within the model's " +
-                                                                std::to_string(model.peers));
+    g_check->expect(counters.distinct_peers <= model.peers, "peers within the model's " + std::to_string(model.peers));
   }
   // Some origin's first hop towards some node is another server of its cluster.
   bool forwarding_expected = false;

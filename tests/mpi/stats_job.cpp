@@ -28,8 +28,7 @@ namespace {
 
 constexpr int kOps = 4;    // Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap
 constexpr int kPaths = 4;  // same-node, server, caller, native
-constexpr std::array<const char*, kOps> kOpNames = {"Accumulate", "Get_accumulate", "Fetch_and_op",
-                                                    "Compare_and_swap"};
+constexpr std::array<const char*, kOps> kOpNames = {"Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap"};
 constexpr std::array<const char*, kPaths> kPathNames = {"same-node", "server", "caller", "native"};
 constexpr int kMirrorOps = 6;  // the ones this program calls
 constexpr std::array<const char*, kMirrorOps> kMirrorNames = {"get", "put", "acc", "zero", "merge", "merge_patch"};
@@ -101,20 +100,21 @@ void accumulate_family(const Job& job, const char* path_name, int path) {
   for (int target = 0; target < job.size; ++target) {
     const int route = path == 0 && job.node_of(target) != job.node_of(job.rank) ? 1 : path;
     const std::string where = std::string(path_name) + " target " + std::to_string(target);
-    job.check->expect_success(MPI_Accumulate(adds.data(), count, MPI_INT64_T, target, 0, count, MPI_INT64_T,
-                                             MPI_SUM, win), where + ": MPI_Accumulate");
+    job.check->expect_success(
+        MPI_Accumulate(adds.data(), count, MPI_INT64_T, target, 0, count, MPI_INT64_T, MPI_SUM, win),
+        where + ": MPI_Accumulate");
     const auto t = static_cast<std::size_t>(target);
-    job.check->expect_success(MPI_Get_accumulate(ones.data(), 2, MPI_INT64_T, &fetched[2 * t], 2, MPI_INT64_T,
-                                                 target, kGetAccumulateAt, 2, MPI_INT64_T, MPI_SUM, win),
+    job.check->expect_success(MPI_Get_accumulate(ones.data(), 2, MPI_INT64_T, &fetched[2 * t], 2, MPI_INT64_T, target,
+                                                 kGetAccumulateAt, 2, MPI_INT64_T, MPI_SUM, win),
                               where + ": MPI_Get_accumulate");
     job.check->expect_success(MPI_Fetch_and_op(&one, &added[t], MPI_INT64_T, target, kFetchAt, MPI_SUM, win),
                               where + ": MPI_Fetch_and_op");
     job.check->expect_success(MPI_Compare_and_swap(&mine, &zero, &swapped[t], MPI_INT64_T, target, kSwapAt, win),
                               where + ": MPI_Compare_and_swap");
     MPI_Request request = MPI_REQUEST_NULL;
-    job.check->expect_success(MPI_Raccumulate(&one, 1, MPI_INT64_T, target, kRequestAt, 1, MPI_INT64_T, MPI_SUM, win,
-                                              &request),
-                              where + ": MPI_Raccumulate");
+    job.check->expect_success(
+        MPI_Raccumulate(&one, 1, MPI_INT64_T, target, kRequestAt, 1, MPI_INT64_T, MPI_SUM, win, &request),
+        where + ": MPI_Raccumulate");
     job.check->expect_success(MPI_Wait(&request, MPI_STATUS_IGNORE), where + ": MPI_Wait");
     // Raccumulate, then Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap.
     const std::array<std::pair<int, std::int64_t>, 5> calls = {
@@ -208,8 +208,7 @@ void collectives(const Job& job) {
                             "MPI_Alltoall");
   job.check->expect_elements(
       receive.size(), [&](std::size_t k) { return receive[k] == static_cast<int>(k) * 100 + job.rank; },
-      [&](std::size_t k) { return "block " + std::to_string(k) + " is " + std::to_string(receive[k]); },
-      "alltoall");
+      [&](std::size_t k) { return "block " + std::to_string(k) + " is " + std::to_string(receive[k]); }, "alltoall");
   std::vector<char> message(1024, job.rank == 0 ? 'x' : '.');
   job.check->expect_success(MPI_Bcast(message.data(), 1024, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
   job.check->expect_elements(

@@ -14,7 +14,9 @@ namespace shim::test {
 
 constexpr unsigned char kUntouched = 0xA5;
 
-inline unsigned char pattern(int rank, std::size_t byte) { return static_cast<unsigned char>(rank * 131 + byte * 7 + 1); }
+inline unsigned char pattern(int rank, std::size_t byte) {
+  return static_cast<unsigned char>(rank * 131 + byte * 7 + 1);
+}
 
 struct TypedBuffer {
   std::vector<unsigned char> bytes;

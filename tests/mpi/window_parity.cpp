@@ -111,8 +111,8 @@ void compare(const std::string& what, MPI_Aint size, int disp_unit, const std::m
   for (const auto& [key, value] : expected.info) {
     const auto found = got.info.find(key);
     g_check->expect(found != got.info.end() && found->second == value,
-                    where + ": info " + key + "=" + value + " (shim: " +
-                        (found == got.info.end() ? std::string("absent") : found->second) + ")");
+                    where + ": info " + key + "=" + value +
+                        " (shim: " + (found == got.info.end() ? std::string("absent") : found->second) + ")");
   }
   g_check->expect(got.shared_query == expected.shared_query, where + ": MPI_Win_shared_query for every rank");
   PMPI_Win_free(&native);
@@ -148,9 +148,10 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&reversed);
   MPI_Allreduce(MPI_IN_PLACE, &g_mpich_base_defects, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0 && g_mpich_base_defects > 0) {
-    std::printf("window_parity: MPICH's own windows gave an MPI_WIN_BASE other than the returned base %d times "
-                "(MPICH #6110; not a shim failure)\n",
-                g_mpich_base_defects);
+    std::printf(
+        "window_parity: MPICH's own windows gave an MPI_WIN_BASE other than the returned base %d times "
+        "(MPICH #6110; not a shim failure)\n",
+        g_mpich_base_defects);
   }
   const int status = check.finish();
   MPI_Finalize();

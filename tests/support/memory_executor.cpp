@@ -1,7 +1,6 @@
 #include "tests/support/memory_executor.hpp"
 
 #include <algorithm>
-
 #include <cstdint>
 #include <set>
 #include <utility>

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "common/format.hpp"
 #include "collectives/alltoall_policy.hpp"
+#include "common/format.hpp"
 
 using shim::coll::AlltoallAlgorithm;
 using shim::coll::AlltoallFacts;
@@ -9,7 +9,9 @@ using shim::coll::AlltoallThresholds;
 using shim::topo::NicClass;
 
 namespace {
-const shim::coll::AlltoallRule& rule_for(const AlltoallFacts& facts) { return shim::coll::alltoall_policy().choose(facts); }
+const shim::coll::AlltoallRule& rule_for(const AlltoallFacts& facts) {
+  return shim::coll::alltoall_policy().choose(facts);
+}
 
 AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = NicClass::onload,
                        AlltoallThresholds thresholds = {}) {

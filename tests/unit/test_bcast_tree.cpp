@@ -1,7 +1,5 @@
-#include <catch2/catch.hpp>
-
 #include <algorithm>
-
+#include <catch2/catch.hpp>
 #include <vector>
 
 #include "collectives/bcast_tree.hpp"
@@ -90,8 +88,12 @@ TEST_CASE("k-ary depth", "[bcast]") {
 }
 
 TEST_CASE("two-level trees span every rank from every root, within the depth bound", "[bcast]") {
-  const std::vector<Layout> layouts = {blocked(1, 1), blocked(1, 5), blocked(4, 1), blocked(3, 4),
-                                       from({0, 0, 0, 1, 1, 1, 2}), from({0, 1, 0, 1, 0, 1}),
+  const std::vector<Layout> layouts = {blocked(1, 1),
+                                       blocked(1, 5),
+                                       blocked(4, 1),
+                                       blocked(3, 4),
+                                       from({0, 0, 0, 1, 1, 1, 2}),
+                                       from({0, 1, 0, 1, 0, 1}),
                                        from({2, 2, 1, 0, 0, 0, 0})};
   for (const Layout& layout : layouts) {
     for (int k = 1; k <= 3; ++k) {
@@ -99,8 +101,7 @@ TEST_CASE("two-level trees span every rank from every root, within the depth bou
         INFO(layout.describe() << ", k " << k << ", root " << root);
         const BcastTree tree = shim::coll::build_two_level_tree(layout, root, k);
         check_spanning(tree, layout.size(), root);
-        const int bound = kary_depth(layout.nodes(), k) +
-                          kary_depth(layout.max_ppn(), shim::coll::kIntraNodeFanout);
+        const int bound = kary_depth(layout.nodes(), k) + kary_depth(layout.max_ppn(), shim::coll::kIntraNodeFanout);
         CHECK(tree_depth(tree) <= bound);
         // One message into every node but the root's.
         CHECK(shim::coll::count_links(tree, layout, {}).inter_node == layout.nodes() - 1);
@@ -125,8 +126,7 @@ TEST_CASE("ECO trees cross each subnet boundary once and respect the depth bound
       const auto links = shim::coll::count_links(tree, layout, subnet);
       CHECK(links.inter_subnet == 2);  // subnets - 1: the minimum
       CHECK(links.inter_node == 5);
-      const int bound = kary_depth(3, k) + kary_depth(2, k) +
-                        kary_depth(2, shim::coll::kIntraNodeFanout);
+      const int bound = kary_depth(3, k) + kary_depth(2, k) + kary_depth(2, shim::coll::kIntraNodeFanout);
       CHECK(tree_depth(tree) <= bound);
     }
   }

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <string>
 #include <utility>
@@ -7,8 +6,8 @@
 
 #include "shim/config.hpp"
 
-using shim::coll::AlltoallAlgorithm;
 using shim::parse_config;
+using shim::coll::AlltoallAlgorithm;
 
 namespace {
 
@@ -39,17 +38,22 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
 
 TEST_CASE("server clustering settings: good values are applied, bad ones cost one line and keep the default",
           "[config]") {
-  const auto good = parse({{"SHIM_SERVER_CLUSTER", "3"}, {"SHIM_SERVER_CREDITS", "1"},
-                           {"SHIM_SERVER_BUFFER_SIZE", "4K"}});
+  const auto good =
+      parse({{"SHIM_SERVER_CLUSTER", "3"}, {"SHIM_SERVER_CREDITS", "1"}, {"SHIM_SERVER_BUFFER_SIZE", "4K"}});
   CHECK(good.problems.empty());
   CHECK(good.config.server_cluster == 3);
   CHECK(good.config.server_credits == 1);
   CHECK(good.config.server_buffer_bytes == 4096);
   CHECK(parse({{"SHIM_SERVER_CLUSTER", "auto"}}).config.server_cluster == 0);
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"SHIM_SERVER_CLUSTER", "0"}, {"SHIM_SERVER_CLUSTER", "abc"}, {"SHIM_SERVER_CLUSTER", "-2"},
-           {"SHIM_SERVER_CREDITS", "0"}, {"SHIM_SERVER_CREDITS", "x"}, {"SHIM_SERVER_BUFFER_SIZE", "0"},
-           {"SHIM_SERVER_BUFFER_SIZE", "512"}, {"SHIM_SERVER_BUFFER_SIZE", "1Q"}}) {
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"SHIM_SERVER_CLUSTER", "0"},
+                                                        {"SHIM_SERVER_CLUSTER", "abc"},
+                                                        {"SHIM_SERVER_CLUSTER", "-2"},
+                                                        {"SHIM_SERVER_CREDITS", "0"},
+                                                        {"SHIM_SERVER_CREDITS", "x"},
+                                                        {"SHIM_SERVER_BUFFER_SIZE", "0"},
+                                                        {"SHIM_SERVER_BUFFER_SIZE", "512"},
+                                                        {"SHIM_SERVER_BUFFER_SIZE", "1Q"}}) {
     CAPTURE(name, value);
     const auto bad = parse({{name, value}});
     REQUIRE(bad.problems.size() == 1);
@@ -95,16 +99,17 @@ TEST_CASE("a malformed setting gives one line naming variable, value and accepte
 }
 
 TEST_CASE("every kind of malformed value is rejected without side effects", "[config]") {
-  for (const auto& [name, value] : std::map<std::string, std::string>{{"SHIM_NODE_SIZE", "0"},
-                                                                      {"SHIM_NODE_SIZE", "-2"},
-                                                                      {"SHIM_NODE_SIZE", "4x"},
-                                                                      {"SHIM_ENABLE", "2"},
-                                                                      {"SHIM_ENABLE", ""},
-                                                                      {"SHIM_NIC", "Onload"},
-                                                                      {"SHIM_ALLTOALL_SA_MAX", "16Q"},
-                                                                      {"SHIM_ALLTOALL_SA_MAX", "-1"},
-                                                                      {"SHIM_ALLTOALL_LEADER_MAX", "99999999999999999999"},
-                                                                      {"SHIM_ALLTOALL_LEADER_MAX", "9000000000G"}}) {
+  for (const auto& [name, value] :
+       std::map<std::string, std::string>{{"SHIM_NODE_SIZE", "0"},
+                                          {"SHIM_NODE_SIZE", "-2"},
+                                          {"SHIM_NODE_SIZE", "4x"},
+                                          {"SHIM_ENABLE", "2"},
+                                          {"SHIM_ENABLE", ""},
+                                          {"SHIM_NIC", "Onload"},
+                                          {"SHIM_ALLTOALL_SA_MAX", "16Q"},
+                                          {"SHIM_ALLTOALL_SA_MAX", "-1"},
+                                          {"SHIM_ALLTOALL_LEADER_MAX", "99999999999999999999"},
+                                          {"SHIM_ALLTOALL_LEADER_MAX", "9000000000G"}}) {
     INFO(name << "=" << value);
     const auto parsed = parse({{name, value}});
     CHECK(parsed.problems.size() == 1);

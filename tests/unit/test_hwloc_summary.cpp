@@ -8,7 +8,6 @@
 //                      machine rather than to the package.
 //   truncated.xml      the start of one_socket_eth.xml, cut mid-tree.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -117,8 +116,8 @@ TEST_CASE("unusable XML files give an error string", "[hwloc]") {
   SECTION("missing file") {
     const HwlocSummaryResult result = shim::topo::summarize_xml_file(fixture("no_such_topology.xml"));
     CHECK_FALSE(result.ok());
-    CHECK(result.error == "hwloc: cannot read topology XML '" + fixture("no_such_topology.xml") +
-                              "': No such file or directory");
+    CHECK(result.error ==
+          "hwloc: cannot read topology XML '" + fixture("no_such_topology.xml") + "': No such file or directory");
     CHECK(result.summary.network_devices.empty());
   }
   SECTION("truncated file") {

@@ -1,12 +1,11 @@
 #include <catch2/catch.hpp>
-
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include "mirror/block_distribution.hpp"
 #include "common/element_kind.hpp"
+#include "mirror/block_distribution.hpp"
 #include "mirror/sparse_merge.hpp"
 
 using namespace shim;

@@ -1,6 +1,5 @@
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <set>
 #include <tuple>
@@ -92,9 +91,9 @@ TEST_CASE("g = 1 is the direct design: every request goes to the target's own se
 TEST_CASE("the closed-form model equals the routes, for even and uneven clusters and nodes", "[server_map]") {
   // (processes, ppn, g): g = 1, 2, all nodes, uneven clusters (5 nodes in
   // twos), a smaller last node, the default width.
-  const std::vector<std::array<int, 3>> layouts = {{8, 2, 1},  {8, 2, 2},  {8, 2, 4},  {10, 2, 2}, {9, 2, 2},
-                                                    {9, 2, 0}, {7, 1, 3},  {36, 3, 0}, {64, 2, 0}, {64, 1, 5},
-                                                    {50, 4, 3}, {2, 1, 2}, {3, 1, 2}, {1, 1, 0}};
+  const std::vector<std::array<int, 3>> layouts = {{8, 2, 1},  {8, 2, 2}, {8, 2, 4},  {10, 2, 2}, {9, 2, 2},
+                                                   {9, 2, 0},  {7, 1, 3}, {36, 3, 0}, {64, 2, 0}, {64, 1, 5},
+                                                   {50, 4, 3}, {2, 1, 2}, {3, 1, 2},  {1, 1, 0}};
   for (const auto& [processes, ppn, g] : layouts) {
     CAPTURE(processes, ppn, g);
     const ServerMap map(consecutive_nodes(processes, ppn), g);

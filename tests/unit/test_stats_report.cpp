@@ -1,6 +1,5 @@
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <sstream>
 #include <string>
@@ -14,9 +13,8 @@ namespace stats = shim::stats;
 namespace {
 
 shim::ParsedConfig parse_stats(const char* value) {
-  return shim::parse_config([value](const char* name) -> const char* {
-    return std::string(name) == "SHIM_STATS" ? value : nullptr;
-  });
+  return shim::parse_config(
+      [value](const char* name) -> const char* { return std::string(name) == "SHIM_STATS" ? value : nullptr; });
 }
 
 std::vector<std::string> words(const std::string& line) {

@@ -18,8 +18,8 @@ bool owner_reachable(const Comm& c) {
   for (int member : c.world) {
     const int node = node_of_world[static_cast<std::size_t>(member)];
     one_node = one_node && node == node_of_world[static_cast<std::size_t>(c.world[0])];
-    const int server = static_cast<int>(std::find(node_of_world.begin(), node_of_world.end(), node) -
-                                        node_of_world.begin());
+    const int server =
+        static_cast<int>(std::find(node_of_world.begin(), node_of_world.end(), node) - node_of_world.begin());
     servers_in = servers_in && std::find(c.world.begin(), c.world.end(), server) != c.world.end();
   }
   return one_node || servers_in;

@@ -76,9 +76,8 @@ Window open_window(const Comm& c, Creation how, const std::string& path, std::ve
                     w.label + ": shim_win_accumulate_path says \"" + w.reported + "\"");
       if (how == Creation::Allocate && !path.empty() && path != "auto" && c.size > 1) {
         const std::string expected = path == "owner" && !owner_reachable(c) ? "native" : path;
-        check->expect(w.reported == expected,
-                      w.label + ": requested path " + path + ", expected " + expected +
-                          ", shim_win_accumulate_path says " + w.reported);
+        check->expect(w.reported == expected, w.label + ": requested path " + path + ", expected " + expected +
+                                                  ", shim_win_accumulate_path says " + w.reported);
       }
     } else {
       w.reported = "(query returned " + str(qrc) + ")";

@@ -34,8 +34,8 @@ void cxx_wrapped(const Comm& c, MPI_Comm ret, MPI_Count n, const std::string& wh
   other.merge();
   std::vector<double> got(static_cast<std::size_t>(n));
   other.get(0, n, got.data());
-  expect_elements(got, 0, [&](MPI_Count i) { return 3.0 * static_cast<double>(merged_value(c.nodes(), i)); },
-                  where + ": merged");
+  expect_elements(
+      got, 0, [&](MPI_Count i) { return 3.0 * static_cast<double>(merged_value(c.nodes(), i)); }, where + ": merged");
   if (n > 0) check->expect(*other.address<double>(n - 1) == got.back(), where + ": address<double>");
 
   shim::Distributed array(n, MPI_DOUBLE, ret);
@@ -46,22 +46,23 @@ void cxx_wrapped(const Comm& c, MPI_Comm ret, MPI_Count n, const std::string& wh
   const auto [last_first, last_count] = kept.range(c.size - 1);
   check->expect(owner == c.size - 1 && displacement == last_count - 1 && last_first + last_count == n,
                 where + ": locate/range of the last element");
-  expect_distributed<double>(kept.handle(), MPI_DOUBLE, c.comm, n,
-                             [&](MPI_Count i) { return 3.0 * static_cast<double>(merged_value(c.nodes(), i)); },
-                             where + ": copy_to");
+  expect_distributed<double>(
+      kept.handle(), MPI_DOUBLE, c.comm, n,
+      [&](MPI_Count i) { return 3.0 * static_cast<double>(merged_value(c.nodes(), i)); }, where + ": copy_to");
   check->expect(kept.window() != MPI_WIN_NULL, where + ": window");
   other.zero();
   other.sync();
   other.copy_from(kept);
   other.get(0, n, got.data());
-  expect_elements(got, 0, [&](MPI_Count i) { return 3.0 * static_cast<double>(merged_value(c.nodes(), i)); },
-                  where + ": copy_from");
+  expect_elements(
+      got, 0, [&](MPI_Count i) { return 3.0 * static_cast<double>(merged_value(c.nodes(), i)); },
+      where + ": copy_from");
   other.merge_patch(0, 0);
   other.merge_sparse(4);  // every copy equal: multiplies by the node count
   other.get(0, n, got.data());
-  expect_elements(got, 0,
-                  [&](MPI_Count i) { return 3.0 * c.nodes() * static_cast<double>(merged_value(c.nodes(), i)); },
-                  where + ": merge_sparse");
+  expect_elements(
+      got, 0, [&](MPI_Count i) { return 3.0 * c.nodes() * static_cast<double>(merged_value(c.nodes(), i)); },
+      where + ": merge_sparse");
 
   {
     double buffer[2] = {};

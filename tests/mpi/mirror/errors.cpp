@@ -35,7 +35,8 @@ void errors(const Comm& world) {
   const std::string where = "errors";
 
   shim_mirror m = create_mirror(n, MPI_INT, c, where);
-  put_own_block<int>(c, m, n, [&](MPI_Count i) { return node_value(c.node, i); }, where);
+  put_own_block<int>(
+      c, m, n, [&](MPI_Count i) { return node_value(c.node, i); }, where);
   ok(shim_mirror_merge(m), where + ": merge");
   auto merged = [&](MPI_Count i) { return static_cast<int>(merged_value(c.nodes(), i)); };
   auto v = [](MPI_Count i) { return 5 * i + 1; };
@@ -69,8 +70,9 @@ void errors(const Comm& world) {
         expect_class(rc, x.want, call);
         expect_mirror<int>(m, n, merged, call + " left the mirror untouched");
       }
-      expect_distributed<T>(d, x.type, x.comm, x.count, [&](MPI_Count i) { return make<T>(v(i)); },
-                            what + ": failed copies left the distributed array untouched");
+      expect_distributed<T>(
+          d, x.type, x.comm, x.count, [&](MPI_Count i) { return make<T>(v(i)); },
+          what + ": failed copies left the distributed array untouched");
     };
     if (x.type == MPI_FLOAT) {
       write_and_check(0.0f);
@@ -110,7 +112,8 @@ void errors(const Comm& world) {
 
   // Collective calls with bad arguments: an error on every process, no merge.
   ok(shim_mirror_sync(m), where + ": sync");
-  put_own_block<int>(c, m, n, [&](MPI_Count i) { return node_value(c.node, i); }, where);
+  put_own_block<int>(
+      c, m, n, [&](MPI_Count i) { return node_value(c.node, i); }, where);
   ok(shim_mirror_sync(m), where + ": sync");
   expect_class(shim_mirror_merge_patch(m, 0, n + 1), MPI_ERR_ARG, where + ": merge_patch of count + 1");
   expect_class(shim_mirror_merge_patch(m, -1, 2), MPI_ERR_ARG, where + ": merge_patch at -1");
@@ -118,17 +121,20 @@ void errors(const Comm& world) {
   expect_class(shim_mirror_merge_patch(m, 0, -1), MPI_ERR_COUNT, where + ": merge_patch of -1");
   expect_class(shim_mirror_merge_sparse(m, 0), MPI_ERR_ARG, where + ": merge_sparse with block 0");
   expect_class(shim_mirror_merge_sparse(m, -4), MPI_ERR_ARG, where + ": merge_sparse with block -4");
-  expect_mirror<int>(m, n, [&](MPI_Count i) { return static_cast<int>(node_value(c.node, i)); },
-                     where + ": failed merges left each node's copy as it was");
+  expect_mirror<int>(
+      m, n, [&](MPI_Count i) { return static_cast<int>(node_value(c.node, i)); },
+      where + ": failed merges left each node's copy as it was");
   free_mirror(m, where);
 
   // Bad creations: an error, and no handle.
   MPI_Datatype contiguous = MPI_DATATYPE_NULL;
   MPI_Type_contiguous(2, MPI_INT, &contiguous);
   MPI_Type_commit(&contiguous);
-  const std::pair<MPI_Datatype, const char*> unsupported[] = {
-      {contiguous, "a contiguous derived type"}, {MPI_BYTE, "MPI_BYTE"}, {MPI_CHAR, "MPI_CHAR"},
-      {MPI_2INT, "MPI_2INT"},                    {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"}};
+  const std::pair<MPI_Datatype, const char*> unsupported[] = {{contiguous, "a contiguous derived type"},
+                                                              {MPI_BYTE, "MPI_BYTE"},
+                                                              {MPI_CHAR, "MPI_CHAR"},
+                                                              {MPI_2INT, "MPI_2INT"},
+                                                              {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"}};
   for (const auto& [type, name] : unsupported) {
     shim_mirror bad = nullptr;
     expect_class(shim_mirror_create(10, type, ret, &bad), MPI_ERR_TYPE, where + ": mirror of " + name);
@@ -207,7 +213,8 @@ void errors(const Comm& world) {
   free_distributed(watched_array, where + " counting handler");
   // Over `ret`: another communicator, congruent, so compatible.
   watched_array = create_distributed(n, MPI_INT, ret, where + " outliving");
-  put_own_block<int>(c, watched, n, [&](MPI_Count i) { return node_value(c.node, i); }, where);
+  put_own_block<int>(
+      c, watched, n, [&](MPI_Count i) { return node_value(c.node, i); }, where);
   ok(shim_mirror_merge(watched), where + ": merge after MPI_Comm_free");
   ok(shim_mirror_copy_to_distributed(watched, watched_array), where + ": copy_to_distributed after MPI_Comm_free");
   ok(shim_mirror_zero(watched), where + ": zero after MPI_Comm_free");

@@ -5,14 +5,22 @@ namespace {
 
 std::string class_name(int cls) {
   switch (cls) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_SIZE: return "MPI_ERR_SIZE";
-    case MPI_ERR_COMM: return "MPI_ERR_COMM";
-    case MPI_ERR_RANK: return "MPI_ERR_RANK";
-    default: return "error class " + str(cls);
+    case MPI_SUCCESS:
+      return "MPI_SUCCESS";
+    case MPI_ERR_ARG:
+      return "MPI_ERR_ARG";
+    case MPI_ERR_COUNT:
+      return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE:
+      return "MPI_ERR_TYPE";
+    case MPI_ERR_SIZE:
+      return "MPI_ERR_SIZE";
+    case MPI_ERR_COMM:
+      return "MPI_ERR_COMM";
+    case MPI_ERR_RANK:
+      return "MPI_ERR_RANK";
+    default:
+      return "error class " + str(cls);
   }
 }
 

@@ -66,12 +66,12 @@ void layout_checks(const Win& w) {
         detail += " holder(" + str(i) + ") = " + str(rank) + ", expected " + str(want_rank) + ";";
       if (reinterpret_cast<std::uintptr_t>(address) != base + static_cast<std::uintptr_t>(i - b.first) * sizeof(T) &&
           ++bad_address <= 2)
-        detail += " address(" + str(i) + ") is not at offset " + str(i - b.first) + " of local rank " + str(l) +
-                  "'s block;";
+        detail +=
+            " address(" + str(i) + ") is not at offset " + str(i - b.first) + " of local rank " + str(l) + "'s block;";
     }
   }
-  check->expect(bad_holder == 0 && bad_address == 0, where + ": " + str(bad_holder) + " wrong holders, " +
-                                                         str(bad_address) + " wrong addresses:" + detail);
+  check->expect(bad_holder == 0 && bad_address == 0,
+                where + ": " + str(bad_holder) + " wrong holders, " + str(bad_address) + " wrong addresses:" + detail);
   std::sort(spans.begin(), spans.end());
   for (std::size_t k = 1; k < spans.size(); ++k)
     check->expect(spans[k - 1].second <= spans[k].first, where + ": two holders' blocks overlap in memory");
@@ -84,8 +84,9 @@ void layout_checks(const Win& w) {
     *static_cast<T*>(address) = make<T>(node_value(c.node, i) * 7);
   }
   ok(shim_mirror_sync(w.m), where + ": sync");
-  expect_mirror<T>(w.m, w.count, [&](MPI_Count i) { return make<T>(node_value(c.node, i) * 7); },
-                   where + " stores through shim_mirror_address");
+  expect_mirror<T>(
+      w.m, w.count, [&](MPI_Count i) { return make<T>(node_value(c.node, i) * 7); },
+      where + " stores through shim_mirror_address");
   ok(shim_mirror_sync(w.m), where + ": sync");
 }
 

@@ -33,11 +33,11 @@ void local_access(const Win& w) {
     if (fits && disjoint) round.push_back(r);
   };
   for (int l = 1; l < ls; ++l) add(rounds[0], {block_of(count, ls, l).first - 2, 4});  // across each boundary
-  add(rounds[0], {0, 1});                                                               // single elements
+  add(rounds[0], {0, 1});                                                              // single elements
   add(rounds[0], {count - 1, 1});
   if (ls > 1) add(rounds[0], {block_of(count, ls, 1).first + 3, 1});
-  add(rounds[1], {0, count});                                   // every block
-  add(rounds[2], {1, count / 2});                               // two halves
+  add(rounds[1], {0, count});      // every block
+  add(rounds[2], {1, count / 2});  // two halves
   add(rounds[2], {count / 2 + 1, count - count / 2 - 2});
 
   for (std::size_t round = 0; round < rounds.size(); ++round) {
@@ -67,16 +67,18 @@ void local_access(const Win& w) {
     }
     ok(shim_mirror_sync(w.m), what + ": sync");
     for (const Block& r : ranges)
-      expect_elements(mirror_get<T>(w.m, r.first, r.count, what), r.first,
-                      [&](MPI_Count i) { return make<T>(put_value(i) + scale * acc_value(i)); },
-                      what + " [" + str(r.first) + ", +" + str(r.count) + ") read back");
-    expect_mirror<T>(w.m, count, [&](MPI_Count i) { return make<T>(model[static_cast<std::size_t>(i)]); },
-                     what + " whole copy");
+      expect_elements(
+          mirror_get<T>(w.m, r.first, r.count, what), r.first,
+          [&](MPI_Count i) { return make<T>(put_value(i) + scale * acc_value(i)); },
+          what + " [" + str(r.first) + ", +" + str(r.count) + ") read back");
+    expect_mirror<T>(
+        w.m, count, [&](MPI_Count i) { return make<T>(model[static_cast<std::size_t>(i)]); }, what + " whole copy");
     ok(shim_mirror_sync(w.m), what + ": sync");
   }
   // zero clears every copy.
   ok(shim_mirror_zero(w.m), where + ": zero");
-  expect_mirror<T>(w.m, count, [](MPI_Count) { return make<T>(0); }, where + " after zero");
+  expect_mirror<T>(
+      w.m, count, [](MPI_Count) { return make<T>(0); }, where + " after zero");
   ok(shim_mirror_sync(w.m), where + ": sync");
 }
 
@@ -125,16 +127,18 @@ void acc_rounds(const Win& w, int iterations) {
   }
   ok(shim_mirror_sync(w.m), where + ": sync");
   const auto& mine = node_sum[static_cast<std::size_t>(c.node)];
-  expect_mirror<T>(w.m, w.count, [&](MPI_Count i) { return make<T>(mine[static_cast<std::size_t>(i)]); },
-                   where + ": node copy before merge");
+  expect_mirror<T>(
+      w.m, w.count, [&](MPI_Count i) { return make<T>(mine[static_cast<std::size_t>(i)]); },
+      where + ": node copy before merge");
   ok(shim_mirror_merge(w.m), where + ": merge");
-  expect_mirror<T>(w.m, w.count,
-                   [&](MPI_Count i) {
-                     long long total = 0;
-                     for (const auto& sum : node_sum) total += sum[static_cast<std::size_t>(i)];
-                     return make<T>(total);
-                   },
-                   where + ": merged");
+  expect_mirror<T>(
+      w.m, w.count,
+      [&](MPI_Count i) {
+        long long total = 0;
+        for (const auto& sum : node_sum) total += sum[static_cast<std::size_t>(i)];
+        return make<T>(total);
+      },
+      where + ": merged");
   ok(shim_mirror_sync(w.m), where + ": sync");
 }
 

@@ -21,7 +21,8 @@ void fresh_checks(const Win& w) {
   ok(shim_mirror_size(w.m, &got_count, &got_type), w.where + ": size");
   check->expect(got_count == w.count && got_type == w.type,
                 w.where + ": shim_mirror_size says " + str(got_count) + " elements of another datatype");
-  expect_mirror<T>(w.m, w.count, [](MPI_Count) { return make<T>(0); }, w.where + " new window reads zero");
+  expect_mirror<T>(
+      w.m, w.count, [](MPI_Count) { return make<T>(0); }, w.where + " new window reads zero");
   ok(shim_mirror_sync(w.m), w.where + ": sync");
 }
 
@@ -29,18 +30,22 @@ template <typename T>
 void merge_rounds(const Win& w, bool both) {
   const Comm& c = w.c;
   // Round 1: each process writes its own block.
-  put_own_block<T>(c, w.m, w.count, [&](MPI_Count i) { return node_value(c.node, i); }, w.where);
+  put_own_block<T>(
+      c, w.m, w.count, [&](MPI_Count i) { return node_value(c.node, i); }, w.where);
   ok(shim_mirror_merge(w.m), w.where + ": merge");
-  expect_mirror<T>(w.m, w.count, [&](MPI_Count i) { return make<T>(merged_value(c.nodes(), i)); },
-                   w.where + " merged (each holder wrote its block)");
+  expect_mirror<T>(
+      w.m, w.count, [&](MPI_Count i) { return make<T>(merged_value(c.nodes(), i)); },
+      w.where + " merged (each holder wrote its block)");
   ok(shim_mirror_sync(w.m), w.where + ": sync");
   if (!both) return;
   // Round 2: the node's last process writes the whole copy, others' blocks too.
   if (c.local_rank == c.local_size() - 1)
-    mirror_put<T>(w.m, 0, w.count, [&](MPI_Count i) { return 3 * node_value(c.node, i + 1); }, w.where);
+    mirror_put<T>(
+        w.m, 0, w.count, [&](MPI_Count i) { return 3 * node_value(c.node, i + 1); }, w.where);
   ok(shim_mirror_merge(w.m), w.where + ": merge");
-  expect_mirror<T>(w.m, w.count, [&](MPI_Count i) { return make<T>(3 * merged_value(c.nodes(), i + 1)); },
-                   w.where + " merged (one process wrote the whole copy)");
+  expect_mirror<T>(
+      w.m, w.count, [&](MPI_Count i) { return make<T>(3 * merged_value(c.nodes(), i + 1)); },
+      w.where + " merged (one process wrote the whole copy)");
   ok(shim_mirror_sync(w.m), w.where + ": sync");
 }
 

@@ -35,11 +35,12 @@ void patch_rounds(const Win& w, bool thorough) {
     auto mine = [&](MPI_Count i) { return node_value(c.node, i + round); };
     put_own_block<T>(c, w.m, count, mine, what);
     ok(shim_mirror_merge_patch(w.m, p.first, p.count), what + ": merge_patch");
-    expect_mirror<T>(w.m, count,
-                     [&](MPI_Count i) {
-                       return make<T>(i >= p.first && i < p.end() ? merged_value(c.nodes(), i + round) : mine(i));
-                     },
-                     what + ": sum inside the patch, this node's values outside");
+    expect_mirror<T>(
+        w.m, count,
+        [&](MPI_Count i) {
+          return make<T>(i >= p.first && i < p.end() ? merged_value(c.nodes(), i + round) : mine(i));
+        },
+        what + ": sum inside the patch, this node's values outside");
     ok(shim_mirror_sync(w.m), what + ": sync");
   }
 }
@@ -68,7 +69,8 @@ void sparse_rounds(const Win& w, bool thorough) {
   };
   auto write_mine = [&](const std::string& what) {
     ok(shim_mirror_zero(w.m), what + ": zero");
-    put_own_block<T>(c, w.m, count, [&](MPI_Count i) { return sparse_value(c, c.node, i); }, what);
+    put_own_block<T>(
+        c, w.m, count, [&](MPI_Count i) { return sparse_value(c, c.node, i); }, what);
   };
   // The reference: a full merge of the same inputs.
   write_mine(where);
@@ -89,20 +91,23 @@ void sparse_rounds(const Win& w, bool thorough) {
     ok(shim_mirror_merge_sparse(w.m, block), what + ": merge_sparse");
     const std::vector<T> got = mirror_get<T>(w.m, 0, count, what);
     expect_elements(got, 0, want, what);
-    expect_elements(got, 0, [&](MPI_Count i) { return full[static_cast<std::size_t>(i)]; },
-                    what + ": equals the full merge");
+    expect_elements(
+        got, 0, [&](MPI_Count i) { return full[static_cast<std::size_t>(i)]; }, what + ": equals the full merge");
   }
   if (!thorough) return;
   // All nodes zero: stays zero. One node only: its values everywhere.
   ok(shim_mirror_zero(w.m), where + ": zero");
   ok(shim_mirror_merge_sparse(w.m, 16), where + ": merge_sparse of zeros");
-  expect_mirror<T>(w.m, count, [](MPI_Count) { return make<T>(0); }, where + " of all-zero copies");
+  expect_mirror<T>(
+      w.m, count, [](MPI_Count) { return make<T>(0); }, where + " of all-zero copies");
   ok(shim_mirror_sync(w.m), where + ": sync");
   const int lone = c.nodes() - 1;
-  if (c.node == lone) put_own_block<T>(c, w.m, count, [&](MPI_Count i) { return node_value(lone, i); }, where);
+  if (c.node == lone)
+    put_own_block<T>(
+        c, w.m, count, [&](MPI_Count i) { return node_value(lone, i); }, where);
   ok(shim_mirror_merge_sparse(w.m, 7), where + ": merge_sparse, one node non-zero");
-  expect_mirror<T>(w.m, count, [&](MPI_Count i) { return make<T>(node_value(lone, i)); },
-                   where + " when only the last node wrote");
+  expect_mirror<T>(
+      w.m, count, [&](MPI_Count i) { return make<T>(node_value(lone, i)); }, where + " when only the last node wrote");
   ok(shim_mirror_sync(w.m), where + ": sync");
 }
 
