@@ -28,12 +28,9 @@ void benchmark(const bench::Args& args) {
   const double cap = args.real("--cap", std::max(1.0, 20 * stretch), 1e-3, 3600);
   const int iters = args.count("--iters", 1000, 1), warmup = args.count("--warmup", 5, 1);
   const int rounds = args.count("--rounds", 5, 1);
-  const auto paths = args.choose("--paths", bench::kAccumulatePaths, "native,caller,owner");
-  if (sizes.front() < 8) throw bench::UsageError("sizes must be at least 8 bytes (one double)");
-  if (bench::ranks() < 2) throw bench::UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
-  const bench::PathWindows windows(paths, sizes.back(),
-                                   args.choose("--memory", bench::kWindowMemory, "allocate").at(0));
+  const bench::PathWindows windows(args, sizes);
   bench::first_use(windows);
+  const std::vector<std::string>& paths = windows.paths();
 
   const bench::Report report(args,
                              "origin latency of MPI_Accumulate (MPI_DOUBLE, MPI_SUM) + MPI_Win_flush while the "

@@ -30,7 +30,17 @@ void compute_for(double seconds) {
   g_sink = x;
 }
 
+const std::vector<std::int64_t>& origin_target_sizes(const std::vector<std::int64_t>& sizes) {
+  if (sizes.front() < 8) throw UsageError("sizes must be at least 8 bytes (one double)");
+  if (ranks() < 2) throw UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
+  return sizes;
+}
+
 }  // namespace
+
+PathWindows::PathWindows(const Args& args, const std::vector<std::int64_t>& sizes)
+    : PathWindows(args.choose("--paths", kAccumulatePaths, "native,caller,owner"), origin_target_sizes(sizes).back(),
+                  args.choose("--memory", kWindowMemory, "allocate").at(0)) {}
 
 PathWindows::PathWindows(const std::vector<std::string>& paths, std::int64_t bytes, const std::string& memory)
     : paths_(paths), elements_(bytes / 8) {

@@ -28,6 +28,10 @@ const std::vector<std::string> kWindowMemory = {"allocate", "create"};
 class PathWindows {
  public:
   PathWindows(const std::vector<std::string>& paths, std::int64_t bytes, const std::string& memory = "allocate");
+  // The origin-to-target benchmarks' start: the paths of --paths over the
+  // memory of --memory, as large as the largest of `sizes`; 2 ranks and
+  // sizes of at least one double, or a usage error.
+  PathWindows(const Args& args, const std::vector<std::int64_t>& sizes);
   ~PathWindows();
   PathWindows(const PathWindows&) = delete;
   PathWindows& operator=(const PathWindows&) = delete;

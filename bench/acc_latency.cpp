@@ -34,12 +34,9 @@ void benchmark(const bench::Args& args) {
   const int iters = args.count("--iters", 1000, 1), warmup = args.count("--warmup", 5, 1);
   const int rounds = args.count("--rounds", 7, 1), window = args.count("--window", 64, 1);
   const double batch_seconds = args.count("--batch-ms", 50, 1) * 1e-3;
-  const auto paths = args.choose("--paths", bench::kAccumulatePaths, "native,caller,owner");
-  if (sizes.front() < 8) throw bench::UsageError("sizes must be at least 8 bytes (one double)");
-  if (bench::ranks() < 2) throw bench::UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
-  const bench::PathWindows windows(paths, sizes.back(),
-                                   args.choose("--memory", bench::kWindowMemory, "allocate").at(0));
+  const bench::PathWindows windows(args, sizes);
   bench::first_use(windows);
+  const std::vector<std::string>& paths = windows.paths();
   auto index = [&](const char* path) {
     const auto found = std::find(paths.begin(), paths.end(), path);
     return found == paths.end() ? -1 : static_cast<int>(found - paths.begin());
