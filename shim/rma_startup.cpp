@@ -72,19 +72,6 @@ std::string describe_clusters() {
          " peers";
 }
 
-// SHIM_STATS: what this process's server held and did.
-void report_server_counters() {
-  const auto counters = rma::local_server_pool_counters();
-  if (!config().stats || !counters) return;
-  const rma::ServerPoolCounters& c = *counters;
-  print_line("server of world rank " + std::to_string(world_rank()) + ": request buffers " +
-             std::to_string(c.direct_buffer_bytes) + " bytes direct + " + std::to_string(c.forward_buffer_bytes) +
-             " bytes forwarding, peak " + std::to_string(c.peak_buffers_in_use) + " in use; messages " +
-             std::to_string(c.messages_direct) + " applied direct, " + std::to_string(c.messages_forwarded) +
-             " forwarded, " + std::to_string(c.messages_from_servers) + " from servers; " +
-             std::to_string(c.distinct_peers) + " peers; busy " + std::to_string(c.busy_ns / 1000) + " us");
-}
-
 }  // namespace
 
 void start_rma_wing(StartMode mode) {
@@ -99,7 +86,6 @@ void start_rma_wing(StartMode mode) {
 
 void stop_rma_wing() {
   if (!g_ready.exchange(false)) return;
-  report_server_counters();
   if (const int rc = rma::stop_servers(); rc != MPI_SUCCESS) {
     print_line("stopping the server threads failed (MPI error " + std::to_string(rc) + ")");
   }

@@ -97,25 +97,32 @@ const topo::Layout* world_layout(bool job_wide) {
 
 // This process's server, if it hosts one: fields of ServerRow in order,
 // the first saying whether there is one.
-using ServerRecord = std::array<std::int64_t, 8>;
+using ServerRecord = std::array<std::int64_t, 15>;
 ServerRecord local_server(int world_rank, const topo::Layout* layout) {
   const rma::ServerCounters::Reading r = rma::server_counters().read();
-  const auto pool = rma::local_server_pool_counters();
+  const rma::ServerPoolCounters pool = rma::local_server_pool_counters().value_or(rma::ServerPoolCounters{});
   return {r.started ? 1 : 0,
           layout != nullptr ? layout->node_of(world_rank) : -1,
           world_rank,
           static_cast<std::int64_t>(r.requests),
           static_cast<std::int64_t>(r.bytes),
-          pool ? pool->busy_ns : 0,
+          pool.busy_ns,
           static_cast<std::int64_t>(r.wall_ns),
-          static_cast<std::int64_t>(r.cpu_ns)};
+          static_cast<std::int64_t>(r.cpu_ns),
+          pool.direct_buffer_bytes,
+          pool.forward_buffer_bytes,
+          pool.peak_buffers_in_use,
+          pool.messages_direct,
+          pool.messages_forwarded,
+          pool.messages_from_servers,
+          pool.distinct_peers};
 }
 
 void add_server(std::vector<ServerRow>& rows, const ServerRecord& record) {
   if (record[0] == 0) return;
-  rows.push_back({record[1], record[2], static_cast<std::uint64_t>(record[3]), static_cast<std::uint64_t>(record[4]),
-                  static_cast<std::uint64_t>(record[5]), static_cast<std::uint64_t>(record[6]),
-                  static_cast<std::uint64_t>(record[7])});
+  const auto count = [&record](std::size_t field) { return static_cast<std::uint64_t>(record[field]); };
+  rows.push_back({record[1], record[2], count(3), count(4), count(5), count(6), count(7), count(8), count(9), count(10),
+                  count(11), count(12), count(13), count(14)});
 }
 
 // Collective: the job's sums on rank 0. False if MPI failed.

@@ -137,6 +137,15 @@ void server_section(std::vector<std::string>& lines, const std::vector<ServerRow
                     wall > 0 ? fixed(100.0 * busy / wall, 2) : std::string("n/a"), idle_cpu, fixed(wall / 1e9, 2)});
   }
   append(lines, aligned(rows, 0));
+  // Their request pools and where messages went (SHIM_SERVER_CLUSTER).
+  lines.push_back(section("Server request pools (SHIM_SERVER_CLUSTER)"));
+  rows = {{"Node", "Direct KiB", "Forward KiB", "Peak bufs", "Applied", "Forwarded", "From servers", "Peers"}};
+  for (const ServerRow& s : servers) {
+    rows.push_back({s.node >= 0 ? std::to_string(s.node) : std::string("?"), number(s.direct_buffer_bytes / 1024),
+                    number(s.forward_buffer_bytes / 1024), number(s.peak_buffers_in_use), number(s.messages_direct),
+                    number(s.messages_forwarded), number(s.messages_from_servers), number(s.distinct_peers)});
+  }
+  append(lines, aligned(rows, 0));
 }
 
 constexpr std::array<const char*, kMirrorOps> kMirrorNames = {"get",

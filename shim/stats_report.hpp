@@ -24,6 +24,14 @@ struct ServerRow {
   std::uint64_t busy_ns = 0;
   std::uint64_t wall_ns = 0;
   std::uint64_t cpu_ns = 0;  // 0: not known
+  // Its request pools and routes (server clustering).
+  std::uint64_t direct_buffer_bytes = 0;
+  std::uint64_t forward_buffer_bytes = 0;
+  std::uint64_t peak_buffers_in_use = 0;
+  std::uint64_t messages_direct = 0;
+  std::uint64_t messages_forwarded = 0;
+  std::uint64_t messages_from_servers = 0;
+  std::uint64_t distinct_peers = 0;
 };
 
 struct ReportInput {

@@ -95,6 +95,14 @@ def check_report(name, lines, expected, processes, per_process):
     # Requests each node's server applied, and their bytes: the other-node operations aimed at it.
     servers = {int(row[0]): [int(row[2]), int(row[3])] for row in found["Accumulate servers"][1:]}
     compare(f"{name}: server requests and bytes per node", servers, expected["server"])
+    # The same servers' pools: with one server per cluster (the default) nothing is forwarded, and a server
+    # that applied requests received messages from origins.
+    pools = {int(row[0]): [int(w) for w in row[1:]] for row in found.get("Server request pools", [])[1:]}
+    compare(f"{name}: nodes in the server pool table", sorted(pools), sorted(servers))
+    for node, (_, _, _, applied, forwarded, from_servers, peers) in pools.items():
+        compare(f"{name}: node {node}'s forwarded and from-server messages", [forwarded, from_servers], [0, 0])
+        if expected["server"].get(node, [0])[0] > 0 and (applied == 0 or peers == 0):
+            raise Failure(f"{name}: node {node}'s server applied requests but its pool table says {pools[node]}")
 
 
 def main():
