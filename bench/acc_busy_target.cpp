@@ -2,7 +2,7 @@
 // while the target computes without calling MPI, on each accumulate path,
 // against the same target waiting inside MPI? Native MPICH applies
 // accumulates in the target's progress engine; a path that does not need
-// it shows busy ~ idle. Rank 0 is the origin, rank 1 the target.
+// it shows busy ~ idle. Rank 0 is the origin, the last rank the target.
 #include <algorithm>
 #include <cstdint>
 
@@ -10,7 +10,7 @@
 
 namespace {
 
-constexpr std::string_view kUsage = R"(      (2 ranks: rank 0 the origin, rank 1 the target)
+constexpr std::string_view kUsage = R"(      (2 ranks or more: rank 0 the origin, the last rank the target)
   --sizes LIST   comma-separated accumulate sizes, >= 8; default 8,4K,64K,1M
   --stretch S    seconds the busy target computes between two MPI_Test calls; default 0.01
   --cap S        longest busy batch (the origin stops early and reports the mean so far); default max(1, 20 x S)

@@ -58,7 +58,10 @@ void model_only(const bench::Args& args) {
                   "forward_bytes", "peers"},
                  "largest server");
   const std::int64_t nodes = (processes + ppn - 1) / ppn;
-  for (const int g : {1, shim::rma::resolve_cluster_size(config.server_cluster, static_cast<int>(nodes))}) {
+  // Unclustered, then clustered: SHIM_SERVER_CLUSTER if it asks for
+  // clusters, else ceil(sqrt(nodes)) (auto).
+  const int clustered = config.server_cluster > 1 ? config.server_cluster : 0;
+  for (const int g : {1, shim::rma::resolve_cluster_size(clustered, static_cast<int>(nodes))}) {
     const auto f =
         shim::rma::model_largest_footprint(processes, ppn, g, config.server_credits, config.server_buffer_bytes);
     report.row({std::to_string(processes), std::to_string(ppn), std::to_string(nodes), std::to_string(g),

@@ -3,11 +3,13 @@
 and modelled.
 
 1. Latency (8 B, MPI_Accumulate + MPI_Win_flush) and bandwidth (1 MiB, 64 per
-   flush) of the owner path, 2 ranks on two virtual nodes of one rank:
-   direct (g=1: rank 0 sends to rank 1's server) and forwarded (g=2: rank 0's
-   first hop is its own node's server, which forwards to rank 1's). g is fixed
-   at MPI_Init, so the two run as separate acc_latency jobs, alternating
-   (--runs each); the figures are medians over runs of each run's median.
+   flush) of the owner path on virtual nodes of one rank, rank 0 to the last
+   rank: 2 ranks with g=1 and g=2 (one cluster: the same direct route), and 4
+   ranks with g=1 (direct) and g=2 (rank 2's server forwards to rank 3's; 4
+   processes and their server threads on this machine's 2 cores, so those
+   figures are the scheduler's as much as shim's). g is fixed at MPI_Init, so
+   each runs as its own acc_latency job, alternating (--runs each); the
+   figures are medians over runs of each run's median.
 2. Per-server request buffers, peers, VmHWM and open descriptors from
    bench/acc_cluster after every process accumulated into every other, for
    N processes on virtual nodes of --ppn, unclustered (g=1) and clustered
@@ -43,24 +45,31 @@ def median(values):
     return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
 
 
+# (name, ranks, g): rank 0 accumulates into the last rank. With 2 ranks, g=2
+# puts both nodes in one cluster, where a server's own process sends
+# directly: the same route as g=1. With 4 ranks, g=2 makes clusters {0,1}
+# and {2,3}, and rank 2's server forwards rank 0's requests to rank 3's.
+LATENCY_CASES = (("direct, 2 ranks", 2, "1"), ("g=2, 2 ranks", 2, "2"),
+                 ("direct, 4 ranks", 4, "1"), ("forwarded, 4 ranks", 4, "2"))
+
+
 def latency(build, runs):
     program = os.path.join(build, "bench", "acc_latency")
-    samples = {"direct": [], "forwarded": []}
+    samples = {name: [] for name, _, _ in LATENCY_CASES}
     for _ in range(runs):
-        for name, g in (("direct", "1"), ("forwarded", "2")):
-            rows = run_csv(["mpiexec", "-n", "2", program, "--paths", "owner", "--sizes", "8,1M", "--rounds", "5",
-                            "--batch-ms", "30", "--csv"],
+        for name, ranks, g in LATENCY_CASES:
+            rows = run_csv(["mpiexec", "-n", str(ranks), program, "--paths", "owner", "--sizes", "8,1M", "--rounds",
+                            "5", "--batch-ms", "30", "--csv"],
                            {"SHIM_NODE_SIZE": "1", "SHIM_SERVER_CLUSTER": g})
             by_size = {int(r["bytes"]): r for r in rows}
             samples[name].append((float(by_size[8]["latency_us"]), float(by_size[1 << 20]["bandwidth_mbs"])))
     lines = ["| path | 8 B latency (us) | 1 MiB bandwidth (MB/s) |", "|---|---|---|"]
-    result = {}
     for name, values in samples.items():
-        result[name] = (median([v[0] for v in values]), median([v[1] for v in values]))
-        lines.append(f"| {name} | {result[name][0]:.2f} | {result[name][1]:.1f} |")
-    ratio_lat = median([f[0] / d[0] for d, f in zip(samples["direct"], samples["forwarded"])])
-    ratio_bw = median([f[1] / d[1] for d, f in zip(samples["direct"], samples["forwarded"])])
-    lines.append(f"| forwarded / direct (median of same-pair ratios) | {ratio_lat:.2f} | {ratio_bw:.2f} |")
+        lines.append(f"| {name} | {median([v[0] for v in values]):.2f} | {median([v[1] for v in values]):.1f} |")
+    for slower, faster in (("g=2, 2 ranks", "direct, 2 ranks"), ("forwarded, 4 ranks", "direct, 4 ranks")):
+        pairs = list(zip(samples[faster], samples[slower]))
+        lines.append(f"| {slower} / {faster} (median of same-run ratios) | "
+                     f"{median([s[0] / f[0] for f, s in pairs]):.2f} | {median([s[1] / f[1] for f, s in pairs]):.2f} |")
     return lines
 
 

@@ -32,7 +32,7 @@ void compute_for(double seconds) {
 
 const std::vector<std::int64_t>& origin_target_sizes(const std::vector<std::int64_t>& sizes) {
   if (sizes.front() < 8) throw UsageError("sizes must be at least 8 bytes (one double)");
-  if (ranks() < 2) throw UsageError("needs 2 ranks (rank 0 the origin, rank 1 the target)");
+  if (ranks() < 2) throw UsageError("needs 2 ranks or more (rank 0 the origin, the last rank the target)");
   return sizes;
 }
 
@@ -105,29 +105,29 @@ Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, in
   const int n = static_cast<int>(elements);
   // The target zeroes [0, n], n past the range: it must stay 0.
   const std::int64_t checked = std::min(elements + 1, w.elements());
-  if (rank() == kTarget) {
-    check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, kTarget, 0, win), "MPI_Win_lock");
+  if (rank() == target_rank()) {
+    check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target_rank(), 0, win), "MPI_Win_lock");
     std::memset(w.base(path), 0, static_cast<std::size_t>(checked) * sizeof(double));
-    check(MPI_Win_unlock(kTarget, win), "MPI_Win_unlock");
+    check(MPI_Win_unlock(target_rank(), win), "MPI_Win_unlock");
   }
   const double* data = origin_data(elements);
   MPI_Barrier(MPI_COMM_WORLD);
   Batch b;
   MPI_Request done = MPI_REQUEST_NULL;
   if (rank() == kOrigin) {
-    check(MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win), "MPI_Win_lock");
+    check(MPI_Win_lock(MPI_LOCK_SHARED, target_rank(), 0, win), "MPI_Win_lock");
     const double start = MPI_Wtime();
     while (b.flushes < flushes && (cap <= 0 || MPI_Wtime() - start <= cap)) {
       for (int k = 0; k < per_flush; ++k)
-        check(MPI_Accumulate(data, n, MPI_DOUBLE, kTarget, 0, n, MPI_DOUBLE, MPI_SUM, win), "MPI_Accumulate");
-      check(MPI_Win_flush(kTarget, win), "MPI_Win_flush");
+        check(MPI_Accumulate(data, n, MPI_DOUBLE, target_rank(), 0, n, MPI_DOUBLE, MPI_SUM, win), "MPI_Accumulate");
+      check(MPI_Win_flush(target_rank(), win), "MPI_Win_flush");
       ++b.flushes;
     }
     b.seconds = MPI_Wtime() - start;
-    check(MPI_Win_unlock(kTarget, win), "MPI_Win_unlock");
+    check(MPI_Win_unlock(target_rank(), win), "MPI_Win_unlock");
   }
   MPI_Ibarrier(MPI_COMM_WORLD, &done);
-  if (rank() == kTarget && busy > 0) {
+  if (rank() == target_rank() && busy > 0) {
     for (int finished = 0; !finished; MPI_Test(&done, &finished, MPI_STATUS_IGNORE)) compute_for(busy);
   } else {
     // Waiting inside MPI drives its progress engine, as OSU's target does in
@@ -135,15 +135,15 @@ Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, in
     MPI_Wait(&done, MPI_STATUS_IGNORE);
   }
   MPI_Bcast(&b.flushes, 1, MPI_INT, kOrigin, MPI_COMM_WORLD);
-  if (rank() != kTarget) return b;
+  if (rank() != target_rank()) return b;
   const std::int64_t accumulates = static_cast<std::int64_t>(b.flushes) * per_flush;
-  check(MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win), "MPI_Win_lock");
+  check(MPI_Win_lock(MPI_LOCK_SHARED, target_rank(), 0, win), "MPI_Win_lock");
   for (std::int64_t i = 0; i < checked; ++i)
     if (w.base(path)[i] != (i < elements ? static_cast<double>(accumulates) * value_of(i) : 0.0))
       fail("WRONG RESULT in the target's window on the '" + w.paths()[static_cast<std::size_t>(path)] +
            "' window: element " + std::to_string(i) + " after " + std::to_string(accumulates) + " accumulates of " +
            format_bytes(elements * 8));
-  check(MPI_Win_unlock(kTarget, win), "MPI_Win_unlock");
+  check(MPI_Win_unlock(target_rank(), win), "MPI_Win_unlock");
   return b;
 }
 

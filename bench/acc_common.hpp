@@ -2,7 +2,7 @@
 // acc_server_idle, fock_build) share: one window per accumulate path, the
 // path chosen by nothing but the info key "shim_accumulate" given to
 // MPI_Win_allocate, and an OSU-style batch of accumulates from rank 0 (the
-// origin) to rank 1 (the target) that the target checks.
+// origin) to the last rank (the target) that the target checks.
 #ifndef SHIM_BENCH_ACC_COMMON_HPP
 #define SHIM_BENCH_ACC_COMMON_HPP
 
@@ -29,7 +29,7 @@ class PathWindows {
  public:
   PathWindows(const std::vector<std::string>& paths, std::int64_t bytes, const std::string& memory = "allocate");
   // The origin-to-target benchmarks' start: the paths of --paths over the
-  // memory of --memory, as large as the largest of `sizes`; 2 ranks and
+  // memory of --memory, as large as the largest of `sizes`; 2 ranks or more and
   // sizes of at least one double, or a usage error.
   PathWindows(const Args& args, const std::vector<std::int64_t>& sizes);
   ~PathWindows();
@@ -53,8 +53,11 @@ class PathWindows {
   std::int64_t elements_;
 };
 
+// The origin is rank 0 and the target the last rank; any ranks between
+// only wait (with 4 ranks on virtual nodes of one, rank 0's requests for
+// rank 3 are forwarded by rank 2's server under SHIM_SERVER_CLUSTER=2).
 constexpr int kOrigin = 0;
-constexpr int kTarget = 1;
+inline int target_rank() { return ranks() - 1; }
 
 struct Batch {
   double seconds = 0;  // the origin's; 0 elsewhere

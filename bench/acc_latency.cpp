@@ -3,7 +3,7 @@
 // caller-computes, owner-computes: the window info key shim_accumulate)?
 // OSU-style: latency is MPI_Accumulate + MPI_Win_flush (osu_acc_latency),
 // bandwidth --window accumulates per MPI_Win_flush (osu_put_bw's window),
-// from rank 0 to rank 1, doubles with MPI_SUM; paths alternate round by
+// from rank 0 to the last rank, doubles with MPI_SUM; paths alternate round by
 // round. Further ranks only take part in the barriers.
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +12,7 @@
 
 namespace {
 
-constexpr std::string_view kUsage = R"(      (2 ranks: rank 0 the origin, rank 1 the target)
+constexpr std::string_view kUsage = R"(      (2 ranks or more: rank 0 the origin, the last rank the target)
   --min BYTES    smallest accumulate, >= 8 (doubles); default 8
   --max BYTES    largest accumulate; default 1M
   --sizes LIST   comma-separated sizes instead of --min/--max
@@ -46,7 +46,7 @@ void benchmark(const bench::Args& args) {
   const bench::Report report(args,
                              "MPI_Accumulate (MPI_DOUBLE, MPI_SUM) latency (+ MPI_Win_flush each) and bandwidth (" +
                                  std::to_string(window) +
-                                 " per MPI_Win_flush), rank 0 -> rank 1, passive target, one window per path, "
+                                 " per MPI_Win_flush), rank 0 -> last rank, passive target, one window per path, "
                                  "paths alternating in one run");
   report.line("windows (" + windows.made_by() + ", " + bench::format_bytes(sizes.back()) +
               " per rank, info shim_accumulate -> the path shim took): " + windows.reported());

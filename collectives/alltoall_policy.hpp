@@ -12,10 +12,13 @@ namespace shim::coll {
 
 struct AlltoallThresholds {
   // SA while one aggregated inter-node message (ppn x block) stays this
-  // small. 16 KiB puts the crossover where Kumar, Mamidala and Panda
-  // ("Scaling Alltoall Collective on Multi-core Systems") measured it on
-  // 64 x 8 InfiniPath: SA beat the tuned native alltoall up to 2 KiB blocks.
-  std::int64_t sa_max_bytes = 16 * 1024;
+  // small. 4 KiB is where SA stops beating MPICH's alltoall in the scale
+  // model (docs/scale/small.md: onload platform, 4x4, 8x4 and 8x8 lose from
+  // 8 KiB, up to 1.55x; 64x16 ties at 8 KiB in docs/scale/headline.md).
+  // Kumar, Mamidala and Panda ("Scaling Alltoall Collective on Multi-core
+  // Systems") measured SA ahead up to 16 KiB (2 KiB blocks x 8) on 64 x 8
+  // InfiniPath; today's faster per-core copies move the crossover down.
+  std::int64_t sa_max_bytes = 4 * 1024;
   // On offload NICs, leader-based while one leader-to-leader message
   // (ppn^2 x block) stays this small; beyond it the leader's copies dominate.
   std::int64_t leader_max_bytes = 8 * 1024;

@@ -12,9 +12,15 @@ namespace shim::coll {
 struct BcastFacts {
   std::int64_t bytes = 0;
   int nodes = 1;
-  int ppn = 1;      // largest number of processes on one node
-  int subnets = 0;  // subnets the communicator spans by the network profile; 0 without one
+  int ppn = 1;               // largest number of processes on one node
+  int subnets = 0;           // subnets the communicator spans by the network profile; 0 without one
+  bool consecutive = false;  // each node's ranks are one ascending block (topo::Layout::consecutive)
 };
+
+// Medium messages, [min, max) bytes, where MPICH's own broadcast (a scatter
+// then an allgather) beats shim's tree when each node's ranks are one block.
+inline constexpr std::int64_t kBcastMediumMin = 32 * 1024;
+inline constexpr std::int64_t kBcastMediumMax = 256 * 1024;
 
 using BcastRule = Rule<BcastFacts, BcastAlgorithm>;
 using BcastPolicy = RuleTable<BcastFacts, BcastAlgorithm>;

@@ -59,17 +59,32 @@ int ServerMap::node_of_server(int server) const {
   return node_of_server_[static_cast<std::size_t>(server)];
 }
 
-int ServerMap::first_hop(int origin, int target_node) const {
+int ServerMap::assigned_server(int origin, int target_node) const {
   const auto first = static_cast<int>(split_.first_node(split_.cluster_of(target_node)));
   return server_of_node(first + origin % cluster_width(target_node));
 }
 
-// Every node of the cluster is reached through the origin's assigned
-// server; an origin needs one only if the cluster holds a node besides its own.
+// A server's own process does not hop through its own server thread: that
+// hop would only hand the message on inside the process (an MPI self-send
+// and a thread switch), so it sends to the other servers of its cluster
+// directly, as the server thread would have forwarded it.
+int ServerMap::first_hop(int origin, int target_node) const {
+  const int assigned = assigned_server(origin, target_node);
+  return assigned == origin ? server_of_node(target_node) : assigned;
+}
+
+// Every node of the cluster is reached through the origin's first hop; an
+// origin needs one only if the cluster holds a node besides its own.
 bool ServerMap::sends_directly(int origin, int node) const {
+  const int server = server_of_node(node);
+  if (origin == server) return false;
   const int width = cluster_width(node);
-  const int position = node - static_cast<int>(split_.first_node(split_.cluster_of(node)));
-  return origin % width == position && (width > 1 || node_of(origin) != node);
+  const auto first = static_cast<int>(split_.first_node(split_.cluster_of(node)));
+  if (origin % width == node - first) return width > 1 || node_of(origin) != node;
+  // A server's process assigned to itself in this cluster.
+  const int home = node_of(origin);
+  return home != node && origin == server_of_node(home) && cluster_of(home) == cluster_of(node) &&
+         assigned_server(origin, node) == origin;
 }
 
 int ServerMap::direct_origins(int node) const {
@@ -108,18 +123,25 @@ ServerFootprint model_footprint(std::int64_t processes, std::int64_t ppn, int cl
   auto congruent = [&](std::int64_t residue) {
     return residue < processes ? (processes - 1 - residue) / width + 1 : 0;
   };
+  // Node m's server is world rank m * ppn; it is assigned to itself in its
+  // own cluster when that rank's residue is m's position.
+  auto self_assigned = [&](std::int64_t m) { return (m * ppn) % width == m - first; };
   ServerFootprint f;
   if (width == 1) {
     f.direct_origins = processes - std::min(ppn, processes - node * ppn);
   } else {
-    f.direct_origins = congruent(position);
+    f.direct_origins = congruent(position) - (self_assigned(node) ? 1 : 0);
+    for (std::int64_t other = first; other < first + width; ++other) {
+      if (other != node && self_assigned(other)) ++f.direct_origins;
+    }
   }
   f.forwarding_servers = width - 1;
   f.direct_bytes = f.direct_origins * credits * buffer_bytes;
   f.forward_bytes = f.forwarding_servers * credits * buffer_bytes;
   f.peers = f.direct_origins;
   for (std::int64_t other = first; other < first + width; ++other) {
-    if (other != node && (width == 1 || (other * ppn) % width != position)) ++f.peers;
+    const bool direct = width > 1 && ((other * ppn) % width == position || self_assigned(other));
+    if (other != node && !direct) ++f.peers;
   }
   return f;
 }

@@ -6,9 +6,11 @@
 // assigned to one server in every cluster (world rank mod the cluster's
 // width). A request for node t goes to the server of t's cluster that the
 // origin is assigned to; that server applies it if it is t's own, and
-// forwards it to t's server otherwise. A server therefore holds request
-// buffers for about N/g origins and for the g - 1 other servers of its
-// cluster, instead of for all N processes. No MPI here.
+// forwards it to t's server otherwise; a server's own process, assigned to
+// its own server, sends to the rest of that cluster directly. A server
+// therefore holds request buffers for about N/g + g origins and for the
+// g - 1 other servers of its cluster, instead of for all N processes. No
+// MPI here.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +70,8 @@ class ServerMap {
   int peers(int node) const;
 
  private:
+  // The server of `target_node`'s cluster that `origin` is assigned to.
+  int assigned_server(int origin, int target_node) const;
   bool sends_directly(int origin, int node) const;
 
   std::vector<int> node_of_rank_;

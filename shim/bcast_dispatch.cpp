@@ -7,7 +7,7 @@ namespace shim {
 
 BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) {
   const topo::Layout& layout = hierarchy.layout();
-  return {bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned()};
+  return {bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned(), layout.consecutive()};
 }
 
 std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy&,

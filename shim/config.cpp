@@ -74,7 +74,7 @@ constexpr std::array kSpecs = {
                   c.nic_explicit = nic.has_value();
                   return nic.has_value();
                 }},
-    SettingSpec{"SHIM_ALLTOALL_SA_MAX", "bytes, optional K|M|G suffix", "16K",
+    SettingSpec{"SHIM_ALLTOALL_SA_MAX", "bytes, optional K|M|G suffix", "4K",
                 "auto picks SA while ppn x block bytes <= this",
                 [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.sa_max_bytes); }},
     SettingSpec{

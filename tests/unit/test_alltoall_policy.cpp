@@ -27,12 +27,12 @@ TEST_CASE("one node or one process per node stays native", "[policy]") {
 }
 
 TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
-  // Kumar, Mamidala and Panda on 64 x 8 InfiniPath: SA wins up to 2 KiB blocks.
+  // The scale model's crossover: SA wins while ppn x block <= 4 KiB.
   CHECK(pick(1, 64, 8) == AlltoallAlgorithm::sa);
-  CHECK(pick(2048, 64, 8) == AlltoallAlgorithm::sa);
-  CHECK(pick(2049, 64, 8) == AlltoallAlgorithm::native);
-  CHECK(pick(4096, 2, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(4097, 2, 4) == AlltoallAlgorithm::native);
+  CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(1024, 2, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(1025, 2, 4) == AlltoallAlgorithm::native);
   AlltoallThresholds wider;
   wider.sa_max_bytes = 64 * 1024;
   CHECK(pick(8192, 64, 8, NicClass::onload, wider) == AlltoallAlgorithm::sa);
@@ -70,7 +70,7 @@ TEST_CASE("every decision names its rule and explains itself with numbers", "[po
   const AlltoallFacts facts{512, 2, 4, NicClass::onload, {}};
   const auto& rule = rule_for(facts);
   CHECK(rule.name == "aggregate");
-  CHECK(shim::coll::AlltoallPolicy::explain(rule, facts).find("2 KiB <= 16 KiB") != std::string::npos);
+  CHECK(shim::coll::AlltoallPolicy::explain(rule, facts).find("2 KiB <= 4 KiB") != std::string::npos);
   for (const auto& each : shim::coll::alltoall_policy().rules()) {
     CHECK_FALSE(each.condition.empty());
     CHECK_FALSE(each.why.empty());

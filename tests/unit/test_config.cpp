@@ -29,7 +29,7 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   CHECK_FALSE(parsed.config.stats);
   CHECK(parsed.config.node_size == 0);
   CHECK(parsed.config.nic == shim::topo::NicClass::onload);
-  CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 16384);
+  CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 4096);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
   CHECK(parsed.config.server_cluster == 1);
   CHECK(parsed.config.server_credits == 8);

@@ -1,0 +1,49 @@
+#include <catch2/catch.hpp>
+
+#include "collectives/bcast_policy.hpp"
+
+using shim::coll::BcastAlgorithm;
+using shim::coll::BcastFacts;
+
+namespace {
+const shim::coll::BcastRule& rule_for(const BcastFacts& facts) { return shim::coll::bcast_policy().choose(facts); }
+}  // namespace
+
+TEST_CASE("broadcast: one node, or one process per node on one subnet, stays native", "[policy]") {
+  CHECK(rule_for({1 << 20, 1, 8, 0, true}).name == "single-node");
+  CHECK(rule_for({1 << 20, 8, 1, 0, true}).name == "one-per-node");
+  CHECK(rule_for({1 << 20, 8, 1, 0, true}).outcome == BcastAlgorithm::native);
+}
+
+TEST_CASE("broadcast: measured subnets take ECO at every size and placement", "[policy]") {
+  for (const std::int64_t bytes : {1, 64 * 1024, 1 << 20}) {
+    for (const bool consecutive : {false, true}) {
+      CHECK(rule_for({bytes, 8, 4, 3, consecutive}).outcome == BcastAlgorithm::eco);
+    }
+  }
+}
+
+TEST_CASE("broadcast: medium messages over blocked ranks go to MPICH's scatter + allgather", "[policy]") {
+  using shim::coll::kBcastMediumMax;
+  using shim::coll::kBcastMediumMin;
+  CHECK(rule_for({kBcastMediumMin - 1, 8, 8, 0, true}).outcome == BcastAlgorithm::twolevel);
+  CHECK(rule_for({kBcastMediumMin, 8, 8, 0, true}).outcome == BcastAlgorithm::native);
+  CHECK(rule_for({kBcastMediumMin, 8, 8, 0, true}).name == "medium-blocked");
+  CHECK(rule_for({kBcastMediumMax - 1, 8, 8, 0, true}).outcome == BcastAlgorithm::native);
+  CHECK(rule_for({kBcastMediumMax, 8, 8, 0, true}).outcome == BcastAlgorithm::twolevel);
+  // Round-robin placement: MPICH's allgather would cross nodes at every step.
+  CHECK(rule_for({64 * 1024, 8, 4, 0, false}).outcome == BcastAlgorithm::twolevel);
+}
+
+TEST_CASE("broadcast: every rule explains itself", "[policy]") {
+  for (const auto& rule : shim::coll::bcast_policy().rules()) {
+    CHECK_FALSE(rule.condition.empty());
+    CHECK_FALSE(rule.why.empty());
+  }
+  const BcastFacts facts{64 * 1024, 8, 8, 0, true};
+  const std::string text = shim::coll::BcastPolicy::explain(rule_for(facts), facts);
+  CHECK(text.find("64 KiB") != std::string::npos);
+  CHECK(text.find("consecutive") != std::string::npos);
+  CHECK(shim::coll::bcast_native_for_every_size(8, 1, 0));
+  CHECK_FALSE(shim::coll::bcast_native_for_every_size(8, 8, 0));
+}
