@@ -13,7 +13,7 @@ BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hiera
 std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy&,
                                     std::int64_t bytes) {
   if (decision.algorithm == Algorithm::native) return "";
-  const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, config().bcast_segment_bytes);
+  const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, bcast_segment_bytes(decision.algorithm));
   std::string text = "; tree fan-out " + std::to_string(bcast_fanout());
   if (plan.segments > 1) text += ", " + std::to_string(plan.segments) + " pipelined segments";
   if (decision.algorithm == Algorithm::eco && state.subnets_spanned() == 0) text += "; no network profile: one subnet";
@@ -48,7 +48,8 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
                   decision.algorithm != Algorithm::native};
   if (decision.algorithm != Algorithm::native) {
     const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout());
-    const std::int64_t segments = coll::plan_segments(count, type_size, config().bcast_segment_bytes).segments;
+    const std::int64_t segments =
+        coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm)).segments;
     const auto inter = static_cast<std::int64_t>(role.inter_node_children);
     const auto intra = static_cast<std::int64_t>(role.children.size()) - inter;
     r.inter_messages = inter * segments;
@@ -62,7 +63,7 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
 int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                    std::int64_t bytes) const {
   const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout());
-  const coll::SegmentPlan plan = coll::plan_segments(count, type_size, config().bcast_segment_bytes);
+  const coll::SegmentPlan plan = coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm));
   return coll::run_tree_bcast({buffer, count, type}, role.parent, role.children, plan, bytes, hierarchy.shadow(),
                               state.scratch());
 }

@@ -96,8 +96,10 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_BCAST_K", "integer 1..64", "the profile's, else 2",
                 "fan-out of broadcast trees between nodes (1: a chain)",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 64, c.bcast_k); }},
-    SettingSpec{"SHIM_BCAST_SEGMENT", "bytes >= 1K, optional K|M|G suffix", "64K",
-                "broadcasts larger than this travel the tree in pipelined segments of this size",
+    SettingSpec{"SHIM_BCAST_SEGMENT", "bytes >= 1K, optional K|M|G suffix", "ECO: the profile's, else 64K",
+                "broadcasts larger than this travel the tree in pipelined segments of this size. ECO's default "
+                "comes from the profile: a segment takes 4x a message's fixed cost on the slowest link between "
+                "subnets, a power of two from 4K to 64K",
                 [](std::string_view t, Config& c) {
                   return parse_bytes_in(t, 1024, std::numeric_limits<std::int64_t>::max(), c.bcast_segment_bytes);
                 }},

@@ -59,8 +59,8 @@ struct Config {
   bool nic_explicit = false;  // SHIM_NIC given: a profile's NIC class does not replace it
   coll::AlltoallThresholds alltoall_thresholds;
   Choice<coll::BcastAlgorithm> bcast;
-  int bcast_k = 0;  // 0: the profile's k, else 2
-  std::int64_t bcast_segment_bytes = 64 * 1024;
+  int bcast_k = 0;                        // 0: the profile's k, else 2
+  std::int64_t bcast_segment_bytes = 0;   // 0: for ECO the profile's, else 64 KiB (shim::bcast_segment_bytes)
   std::array<char, 1024> profile_path{};  // empty: no network profile
   bool mirror_per_process_segments = false;
   Choice<rma::AccumulatePath> accumulate;

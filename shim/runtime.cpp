@@ -13,6 +13,7 @@
 #include "shim/rma_startup.hpp"
 #include "shim/stats_output.hpp"
 #include "topology/network_picture.hpp"
+#include "topology/pipeline_segment.hpp"
 
 namespace shim {
 
@@ -30,6 +31,8 @@ StartMode g_mode = StartMode::collective;
 std::atomic<bool> g_alltoall_always_native{false};
 std::atomic<bool> g_bcast_always_native{false};
 std::optional<topo::NetworkPicture> g_picture;
+// ECO broadcasts' segment from the profile, worked out once when it loads.
+std::optional<std::int64_t> g_profile_segment;
 int g_world_rank = 0;
 int g_world_size = 1;
 
@@ -65,6 +68,7 @@ void load_profile() {
     return;
   }
   if (!g_config.nic_explicit) g_config.nic = g_picture->profile.nic;
+  g_profile_segment = topo::profile_segment_bytes(g_picture->profile);
 }
 
 // Built eagerly so that jobs where every call goes native (one node, or one
@@ -132,6 +136,7 @@ void stop_runtime(StopCause cause) {
   g_bcast_always_native.store(false);
   refresh_fast_paths();
   g_picture.reset();
+  g_profile_segment.reset();
   free_comm_state_keyval();
   close_local_comm();
   g_phase.store(Phase::stopped);
@@ -164,6 +169,12 @@ const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture :
 int bcast_fanout() {
   if (g_config.bcast_k > 0) return g_config.bcast_k;
   return g_picture ? g_picture->profile.bcast_k : 2;
+}
+
+std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm) {
+  if (g_config.bcast_segment_bytes > 0) return g_config.bcast_segment_bytes;
+  if (algorithm == coll::BcastAlgorithm::eco && g_profile_segment) return *g_profile_segment;
+  return kDefaultBcastSegmentBytes;
 }
 
 const Config& config() { return g_config; }

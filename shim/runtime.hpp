@@ -61,6 +61,10 @@ const topo::NetworkPicture* network_picture();
 // Fan-out of broadcast trees between nodes: SHIM_BCAST_K, else the
 // profile's, else 2.
 int bcast_fanout();
+// Pipeline segment of a broadcast tree: SHIM_BCAST_SEGMENT, else for ECO the
+// profile's (topo::profile_segment_bytes), else kDefaultBcastSegmentBytes.
+inline constexpr std::int64_t kDefaultBcastSegmentBytes = 64 * 1024;
+std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm);
 
 const Config& config();
 

@@ -333,8 +333,9 @@ void print_bcast_policy() {
   const shim::Config& config = shim::config();
   std::cout << "\nBroadcast policy (applies when SHIM_BCAST=auto; the first matching rule decides)\n"
             << "  in effect: SHIM_BCAST=" << shim::choice_name(config.bcast) << ", tree fan-out "
-            << shim::bcast_fanout() << ", SHIM_BCAST_SEGMENT=" << shim::format_bytes(config.bcast_segment_bytes)
-            << '\n';
+            << shim::bcast_fanout() << ", pipeline segments "
+            << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::twolevel)) << " (two-level), "
+            << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::eco)) << " (ECO)\n";
   print_rules(shim::coll::bcast_policy());
 }
 

@@ -1,0 +1,66 @@
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <optional>
+
+#include "topology/pipeline_segment.hpp"
+
+using shim::topo::NetworkProfile;
+using shim::topo::profile_segment_bytes;
+
+namespace {
+
+// Hosts 0, 1 in subnet 0 and 2, 3 in subnet 1: fast inside a subnet,
+// `fixed` seconds plus bytes / `bandwidth` between them.
+NetworkProfile two_subnets(double fixed, double bandwidth) {
+  NetworkProfile p;
+  p.hosts = {"a", "b", "c", "d"};
+  p.sizes = {8, 65536};
+  p.subnet_of_host = {0, 0, 1, 1};
+  for (const std::int64_t size : p.sizes) {
+    shim::topo::CostMatrix cost(4, std::vector<double>(4, 0.0));
+    for (int a = 0; a < 4; ++a) {
+      for (int b = 0; b < 4; ++b) {
+        if (a == b) continue;
+        const bool across = p.subnet_of_host[a] != p.subnet_of_host[b];
+        cost[a][b] = across ? fixed + static_cast<double>(size) / bandwidth : 1e-6 + static_cast<double>(size) / 1e10;
+      }
+    }
+    p.cost.push_back(cost);
+  }
+  p.partition_size = 65536;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("ECO's segment: four fixed costs' worth of bytes on the slowest link between subnets", "[segment]") {
+  // 1 Gbit/s, 6.7 us: 4 x 6.7 us x 125 MB/s = 3.4 KB -> the 4 KiB floor.
+  CHECK(profile_segment_bytes(two_subnets(6.7e-6, 125e6)) == 4096);
+  // 100 Mbit/s routers, 136 us (tests/vcluster/three_subnets.spec): 6.8 KB -> 8 KiB.
+  CHECK(profile_segment_bytes(two_subnets(136e-6, 12.5e6)) == 8192);
+  // 10 GB/s, 20 us: 800 KB -> capped at 64 KiB.
+  CHECK(profile_segment_bytes(two_subnets(20e-6, 10e9)) == 65536);
+}
+
+TEST_CASE("ECO's segment: nothing to go by without two subnets or two sizes", "[segment]") {
+  NetworkProfile one_subnet = two_subnets(6.7e-6, 125e6);
+  one_subnet.subnet_of_host = {0, 0, 0, 0};
+  CHECK_FALSE(profile_segment_bytes(one_subnet).has_value());
+  NetworkProfile one_size = two_subnets(6.7e-6, 125e6);
+  one_size.sizes.resize(1);
+  one_size.cost.resize(1);
+  CHECK_FALSE(profile_segment_bytes(one_size).has_value());
+}
+
+TEST_CASE("ECO's segment follows the slowest pair, not the average", "[segment]") {
+  NetworkProfile p = two_subnets(6.7e-6, 1e9);
+  // One pair across subnets is 10x slower (still 6.7 us fixed): 4 x 6.7 us x 100 MB/s = 2.7 KB.
+  p.cost[1][0][3] = p.cost[0][0][3] + 65528.0 / 100e6;
+  CHECK(profile_segment_bytes(p) == 4096);
+  p.cost[1][0][3] = p.cost[0][0][3] + 65528.0 / 10e6;  // 10 MB/s: 268 B... floor
+  CHECK(profile_segment_bytes(p) == 4096);
+  NetworkProfile fast = two_subnets(50e-6, 1e9);  // 200 KB wanted: capped
+  CHECK(profile_segment_bytes(fast) == 65536);
+  fast.cost[1][2][1] = fast.cost[0][2][1] + 65528.0 / 50e6;  // one 50 MB/s pair: 10 KB -> 16 KiB
+  CHECK(profile_segment_bytes(fast) == 16384);
+}
