@@ -73,18 +73,15 @@ int ServerMap::first_hop(int origin, int target_node) const {
   return assigned == origin ? server_of_node(target_node) : assigned;
 }
 
-// Every node of the cluster is reached through the origin's first hop; an
-// origin needs one only if the cluster holds a node besides its own.
+// Whether `node`'s server is the origin's first hop towards some other node
+// of its cluster than the origin's own.
 bool ServerMap::sends_directly(int origin, int node) const {
   const int server = server_of_node(node);
-  if (origin == server) return false;
-  const int width = cluster_width(node);
   const auto first = static_cast<int>(split_.first_node(split_.cluster_of(node)));
-  if (origin % width == node - first) return width > 1 || node_of(origin) != node;
-  // A server's process assigned to itself in this cluster.
-  const int home = node_of(origin);
-  return home != node && origin == server_of_node(home) && cluster_of(home) == cluster_of(node) &&
-         assigned_server(origin, node) == origin;
+  for (int target = first; target < first + cluster_width(node); ++target) {
+    if (target != node_of(origin) && first_hop(origin, target) == server) return true;
+  }
+  return false;
 }
 
 int ServerMap::direct_origins(int node) const {
