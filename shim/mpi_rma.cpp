@@ -51,15 +51,15 @@ void count_call(Op op, const ManagedWindow* window, int target, MPI_Count target
   shim::stats::record_accumulate(op, path, target_count * size);
 }
 
-int run(Op op, ManagedWindow* window, const AccumulateCall& call, MPI_Request* request) {
-  const int rc = shim::raise_on_window(window->user_window(), window->accumulate(call, request));
+// One body for the whole accumulate family: shim's path on a managed
+// window, otherwise `pmpi_call` (the PMPI_* call with the user's arguments,
+// large-count or not, so MPI reports errors under the name the user called).
+template <typename PmpiCall>
+int dispatch(Op op, MPI_Win win, const AccumulateCall& call, MPI_Request* request, PmpiCall pmpi_call) {
+  ManagedWindow* window = managed(win);
+  const int rc =
+      window != nullptr ? shim::raise_on_window(window->user_window(), window->accumulate(call, request)) : pmpi_call();
   if (rc == MPI_SUCCESS) count_call(op, window, call.target, call.target_count, call.target_type);
-  return rc;
-}
-
-// `rc`: the PMPI_* call's, made by the caller.
-int native(Op op, int target, MPI_Count target_count, MPI_Datatype target_type, int rc) {
-  if (rc == MPI_SUCCESS) count_call(op, nullptr, target, target_count, target_type);
   return rc;
 }
 
@@ -189,158 +189,119 @@ SHIM_EXPORT int MPI_Win_free(MPI_Win* win) {
 SHIM_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                                MPI_Win win) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(Op::accumulate, target_rank, target_count, target_datatype,
-                  PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                                  target_datatype, op, win));
-  }
-  return run(Op::accumulate, window,
-             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                             target_datatype, op),
-             nullptr);
+  const AccumulateCall call = accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                              target_count, target_datatype, op);
+  return dispatch(Op::accumulate, win, call, nullptr, [&] {
+    return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                           target_datatype, op, win);
+  });
 }
 
 SHIM_EXPORT int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(Op::accumulate, target_rank, target_count, target_datatype,
-                  PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                                    target_datatype, op, win));
-  }
-  return run(Op::accumulate, window,
-             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                             target_datatype, op),
-             nullptr);
+  const AccumulateCall call = accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                              target_count, target_datatype, op);
+  return dispatch(Op::accumulate, win, call, nullptr, [&] {
+    return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                             target_datatype, op, win);
+  });
 }
 
 SHIM_EXPORT int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                 int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
                                 MPI_Op op, MPI_Win win, MPI_Request* request) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(Op::accumulate, target_rank, target_count, target_datatype,
-                  PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                                   target_datatype, op, win, request));
-  }
-  return run(Op::accumulate, window,
-             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                             target_datatype, op),
-             request);
+  const AccumulateCall call = accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                              target_count, target_datatype, op);
+  return dispatch(Op::accumulate, win, call, request, [&] {
+    return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                            target_datatype, op, win, request);
+  });
 }
 
 SHIM_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                                   int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(Op::accumulate, target_rank, target_count, target_datatype,
-                  PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                                     target_datatype, op, win, request));
-  }
-  return run(Op::accumulate, window,
-             accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                             target_datatype, op),
-             request);
+  const AccumulateCall call = accumulate_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                              target_count, target_datatype, op);
+  return dispatch(Op::accumulate, win, call, request, [&] {
+    return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                              target_datatype, op, win, request);
+  });
 }
 
 SHIM_EXPORT int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                    void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
                                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                                    MPI_Win win) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(
-        Op::get_accumulate, target_rank, target_count, target_datatype,
-        PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                            target_rank, target_disp, target_count, target_datatype, op, win));
-  }
-  return run(Op::get_accumulate, window,
-             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                           target_rank, target_disp, target_count, target_datatype, op),
-             nullptr);
+  const AccumulateCall call =
+      fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank,
+                    target_disp, target_count, target_datatype, op);
+  return dispatch(Op::get_accumulate, win, call, nullptr, [&] {
+    return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                               target_rank, target_disp, target_count, target_datatype, op, win);
+  });
 }
 
 SHIM_EXPORT int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                                      void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
                                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(
-        Op::get_accumulate, target_rank, target_count, target_datatype,
-        PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                              target_rank, target_disp, target_count, target_datatype, op, win));
-  }
-  return run(Op::get_accumulate, window,
-             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                           target_rank, target_disp, target_count, target_datatype, op),
-             nullptr);
+  const AccumulateCall call =
+      fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank,
+                    target_disp, target_count, target_datatype, op);
+  return dispatch(Op::get_accumulate, win, call, nullptr, [&] {
+    return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                                 target_rank, target_disp, target_count, target_datatype, op, win);
+  });
 }
 
 SHIM_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                     void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
                                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                                     MPI_Win win, MPI_Request* request) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(
-        Op::get_accumulate, target_rank, target_count, target_datatype,
-        PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                             target_rank, target_disp, target_count, target_datatype, op, win, request));
-  }
-  return run(Op::get_accumulate, window,
-             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                           target_rank, target_disp, target_count, target_datatype, op),
-             request);
+  const AccumulateCall call =
+      fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank,
+                    target_disp, target_count, target_datatype, op);
+  return dispatch(Op::get_accumulate, win, call, request, [&] {
+    return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                                target_rank, target_disp, target_count, target_datatype, op, win, request);
+  });
 }
 
 SHIM_EXPORT int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                                       void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
                                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(
-        Op::get_accumulate, target_rank, target_count, target_datatype,
-        PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                               target_rank, target_disp, target_count, target_datatype, op, win, request));
-  }
-  return run(Op::get_accumulate, window,
-             fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                           target_rank, target_disp, target_count, target_datatype, op),
-             request);
+  const AccumulateCall call =
+      fetching_call(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank,
+                    target_disp, target_count, target_datatype, op);
+  return dispatch(Op::get_accumulate, win, call, request, [&] {
+    return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                  result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
+                                  request);
+  });
 }
 
 SHIM_EXPORT int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                                  MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(Op::fetch_and_op, target_rank, 1, datatype,
-                  PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win));
-  }
-  return run(
-      Op::fetch_and_op, window,
-      fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op),
-      nullptr);
+  const AccumulateCall call =
+      fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op);
+  return dispatch(Op::fetch_and_op, win, call, nullptr, [&] {
+    return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+  });
 }
 
 SHIM_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
                                      MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
-  ManagedWindow* window = managed(win);
-  if (window == nullptr) {
-    return native(
-        Op::compare_and_swap, target_rank, 1, datatype,
-        PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win));
-  }
   // Compare-and-swap is the family's one operation that is not an op: run
   // as a fetching replace that only writes on a match.
   AccumulateCall call = fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
                                       datatype, MPI_REPLACE);
   call.compare = compare_addr;
-  return run(Op::compare_and_swap, window, call, nullptr);
+  return dispatch(Op::compare_and_swap, win, call, nullptr, [&] {
+    return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+  });
 }
 
 // The epoch calls: MPI's call first, then the window notes what it opened

@@ -164,6 +164,30 @@ void emit(const std::vector<std::string>& lines, const std::string& path, const 
   for (const std::string& line : lines) print_line(stderr_prefix + line);
 }
 
+// SHIM_STATS=FILE's pattern; none for stderr, or when it is malformed
+// (rank 0 says so in one line).
+std::optional<FilePattern> report_file_pattern(int rank) {
+  const std::string text(config().stats_path.data());
+  if (text.empty()) return std::nullopt;
+  std::string error;
+  std::optional<FilePattern> pattern = parse_file_pattern(text, error);
+  if (!pattern && rank == 0) {
+    print_line("SHIM_STATS='" + text + "': " + error +
+               " (accepted: %r the rank, %j the job id, %% a percent sign); the report goes to stderr");
+  }
+  return pattern;
+}
+
+std::string job_description(int size, const topo::Layout* layout, const std::string& job) {
+  std::string text = std::to_string(size) + (size == 1 ? " process" : " processes");
+  if (layout != nullptr) {
+    text += " on " + std::to_string(layout->nodes()) + (layout->nodes() == 1 ? " node" : " nodes") + " (at most " +
+            std::to_string(layout->max_ppn()) + " per node" +
+            (config().node_size > 0 ? ", SHIM_NODE_SIZE=" + std::to_string(config().node_size) : "") + ")";
+  }
+  return text + ", job " + job;
+}
+
 }  // namespace
 
 void write_report(bool job_wide) {
@@ -173,16 +197,7 @@ void write_report(bool job_wide) {
   static_cast<void>(PMPI_Comm_rank(MPI_COMM_WORLD, &rank));
   static_cast<void>(PMPI_Comm_size(MPI_COMM_WORLD, &size));
 
-  const std::string text(config().stats_path.data());
-  std::optional<FilePattern> pattern;
-  if (!text.empty()) {
-    std::string error;
-    pattern = parse_file_pattern(text, error);
-    if (!pattern && rank == 0) {
-      print_line("SHIM_STATS='" + text + "': " + error +
-                 " (accepted: %r the rank, %j the job id, %% a percent sign); the report goes to stderr");
-    }
-  }
+  const std::optional<FilePattern> pattern = report_file_pattern(rank);
   std::string job = local_job_id();
   if (job_wide) {
     char shared[kJobIdBytes] = {};
@@ -207,16 +222,9 @@ void write_report(bool job_wide) {
     if (rank != 0) return;
   }
 
-  std::string job_text = std::to_string(size) + (size == 1 ? " process" : " processes");
-  if (layout != nullptr) {
-    job_text += " on " + std::to_string(layout->nodes()) + (layout->nodes() == 1 ? " node" : " nodes") + " (at most " +
-                std::to_string(layout->max_ppn()) + " per node" +
-                (config().node_size > 0 ? ", SHIM_NODE_SIZE=" + std::to_string(config().node_size) : "") + ")";
-  }
-  job_text += ", job " + job;
   input.facts = {
       {"Command", command_line()},
-      {"Job", job_text},
+      {"Job", job_description(size, layout, job)},
       {"Host", host_name() + " (rank " + std::to_string(rank) + ")"},
       {"MPI", mpi_library()},
       {"Written", utc_now() + ", at MPI_Finalize"},

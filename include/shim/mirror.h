@@ -156,24 +156,35 @@ namespace detail {
 inline void check(int rc) {
   if (rc != MPI_SUCCESS) throw mirror_error(rc);
 }
+
+/* Owns one handle of the C API and frees it (collectively) when it goes;
+ * moving hands the handle over. */
+template <typename Handle, int (*free_handle)(Handle *)>
+class Owner {
+ public:
+  Owner(Owner &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Owner &operator=(Owner &&other) noexcept {
+    std::swap(handle_, other.handle_);
+    return *this;
+  }
+  ~Owner() {
+    if (handle_ != nullptr) free_handle(&handle_);
+  }
+  Handle handle() const { return handle_; }
+
+ protected:
+  Owner() = default;
+  Handle handle_ = nullptr;
+};
 }  // namespace detail
 
 /* A distributed array; freed (collectively) by its destructor. */
-class Distributed {
+class Distributed : public detail::Owner<shim_distributed, shim_distributed_free> {
  public:
   Distributed(MPI_Count count, MPI_Datatype type, MPI_Comm comm) {
     detail::check(shim_distributed_create(count, type, comm, &handle_));
   }
-  Distributed(Distributed &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  Distributed &operator=(Distributed &&other) noexcept {
-    std::swap(handle_, other.handle_);
-    return *this;
-  }
-  ~Distributed() {
-    if (handle_ != nullptr) shim_distributed_free(&handle_);
-  }
 
-  shim_distributed handle() const { return handle_; }
   MPI_Win window() const {
     MPI_Win window = MPI_WIN_NULL;
     detail::check(shim_distributed_window(handle_, &window));
@@ -190,27 +201,15 @@ class Distributed {
     detail::check(shim_distributed_locate(handle_, index, &rank, &displacement));
     return {rank, displacement};
   }
-
- private:
-  shim_distributed handle_ = nullptr;
 };
 
 /* A mirrored window; freed (collectively) by its destructor. */
-class Mirror {
+class Mirror : public detail::Owner<shim_mirror, shim_mirror_free> {
  public:
   Mirror(MPI_Count count, MPI_Datatype type, MPI_Comm comm) {
     detail::check(shim_mirror_create(count, type, comm, &handle_));
   }
-  Mirror(Mirror &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  Mirror &operator=(Mirror &&other) noexcept {
-    std::swap(handle_, other.handle_);
-    return *this;
-  }
-  ~Mirror() {
-    if (handle_ != nullptr) shim_mirror_free(&handle_);
-  }
 
-  shim_mirror handle() const { return handle_; }
   std::pair<MPI_Count, MPI_Count> range(int local_rank) const {
     MPI_Count first = 0, count = 0;
     detail::check(shim_mirror_range(handle_, local_rank, &first, &count));
@@ -240,9 +239,6 @@ class Mirror {
     detail::check(shim_mirror_copy_from_distributed(handle_, array.handle()));
   }
   void copy_to(Distributed &array) { detail::check(shim_mirror_copy_to_distributed(handle_, array.handle())); }
-
- private:
-  shim_mirror handle_ = nullptr;
 };
 
 }  // namespace shim
