@@ -22,6 +22,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import platforms  # noqa: E402  (bench/sim/platforms.py, beside this script)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "docs", "scale")
@@ -84,7 +86,13 @@ def ratio(a, b):
     return None if a is None or b is None else a / b
 
 
-def targets(rows):
+def link_bound(platform, nodes, ppn, block):
+    """The least time any alltoall can take on a regular layout: every node
+    sends (nodes - 1) x ppn^2 blocks to other nodes through its one link."""
+    return (nodes - 1) * ppn * ppn * block / platforms.PLATFORMS[platform].bandwidth.value
+
+
+def targets(rows, meta):
     by = {r["key"]: r for r in rows}
     out = ["## Performance targets (model)", ""]
 
@@ -101,13 +109,20 @@ def targets(rows):
             worst = max(worst, q)
             shim_best, _ = best(r["times"], ["shim-sa", "shim-rd", "shim-leader"])
             shim_ratio = "not run" if shim_best is None else f"{shim_best / r['sel']:.2f}"
+            nodes, ppn, _ = meta[r["key"]]
+            bound = link_bound("ib-onload", nodes, ppn, size)
             lines.append(f"| {nodes_label} | {size_label(size)} | {fmt_us(r['auto'])} | {fmt_us(r['sel'])} "
-                         f"({r['sel_name']}) | **{q:.2f}** | {shim_ratio} |")
+                         f"({r['sel_name']}) | **{q:.2f}** | {shim_ratio} | {fmt_us(bound)} | "
+                         f"{bound / r['sel']:.2f} |")
         return lines, worst, seen
 
     out += ["### Alltoall, 1-512 B, onload platform: auto <= 0.33x the best selection", "",
-            "| layout | block | auto us | best selection us | auto / best | best shim algorithm / best |",
-            "|---|---|---|---|---|---|"]
+            "Link bound: the time each node's link needs for the bytes the node sends to other nodes, "
+            "(nodes - 1) x ppn^2 x block / link bandwidth; no algorithm is faster, so where bound / best "
+            "exceeds 0.33 the target is out of reach on this platform.", "",
+            "| layout | block | auto us | best selection us | auto / best | best shim algorithm / best "
+            "| link bound us | bound / best |",
+            "|---|---|---|---|---|---|---|---|"]
     verdicts = []
     for label in ("64x16", "128x16"):
         lines, worst, seen = alltoall_target(label)
@@ -281,7 +296,7 @@ def main():
           "SMPI on the platforms of docs/scale/platforms.md; shim's algorithms run over SMPI's mpich selection, "
           "as libshim runs over MPICH. Times are simulated and deterministic: the time of one call from a "
           "common start on every rank to the last rank's end.", ""]
-    md += targets(rows)
+    md += targets(rows, meta)
     md += policy_section(rows)
     if errors:
         md += ["## Runs that gave no result", "", "| platform | layout | op | size | variant | error |",
