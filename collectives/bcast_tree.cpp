@@ -54,19 +54,20 @@ void sort_by_cost(std::vector<int>& candidates, const topo::CostMatrix& cost, in
 
 }  // namespace
 
-BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k) {
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, BcastFanout fanout) {
   BcastTree tree = empty_tree(layout.size(), root);
   std::vector<int> order{root};
   for (int node = 0; node < layout.nodes(); ++node) {
     if (node != layout.node_of(root)) order.push_back(layout.rank_of(node, 0));
   }
-  add_kary(tree, order, k);
+  add_kary(tree, order, fanout.between_subnets);
   add_intra_node(tree, layout, root);
   return tree;
 }
 
 BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& subnet_of_node,
-                         const topo::CostMatrix& node_cost, int root, int k) {
+                         const topo::CostMatrix& node_cost, int root, BcastFanout fanout) {
+  const auto between = static_cast<std::size_t>(fanout.between_subnets);
   BcastTree tree = empty_tree(layout.size(), root);
   const int root_node = layout.node_of(root);
 
@@ -95,13 +96,13 @@ BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& sub
   entry[0] = root_node;
   std::vector<int> order_of_entries{representative(layout, root_node, root)};
   for (std::size_t i = 1; i < subnets.size(); ++i) {
-    const int parent_entry = entry[(i - 1) / static_cast<std::size_t>(k)];
+    const int parent_entry = entry[(i - 1) / between];
     std::vector<int> candidates = nodes_of_subnet[subnets[i]];
     sort_by_cost(candidates, node_cost, parent_entry);
     entry[i] = candidates.front();
     order_of_entries.push_back(representative(layout, entry[i], root));
   }
-  add_kary(tree, order_of_entries, k);
+  add_kary(tree, order_of_entries, fanout.between_subnets);
 
   for (std::size_t i = 0; i < subnets.size(); ++i) {
     std::vector<int> others;
@@ -111,7 +112,7 @@ BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& sub
     sort_by_cost(others, node_cost, entry[i]);
     std::vector<int> order{representative(layout, entry[i], root)};
     for (int node : others) order.push_back(representative(layout, node, root));
-    add_kary(tree, order, k);
+    add_kary(tree, order, fanout.within_subnet);
   }
   add_intra_node(tree, layout, root);
   return tree;

@@ -14,7 +14,10 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
                                     std::int64_t bytes) {
   if (decision.algorithm == Algorithm::native) return "";
   const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, bcast_segment_bytes(decision.algorithm));
-  std::string text = "; tree fan-out " + std::to_string(bcast_fanout());
+  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm);
+  std::string text = "; tree fan-out " + std::to_string(fanout.between_subnets);
+  if (decision.algorithm == Algorithm::eco)
+    text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
   if (plan.segments > 1) text += ", " + std::to_string(plan.segments) + " pipelined segments";
   if (decision.algorithm == Algorithm::eco && state.subnets_spanned() == 0) text += "; no network profile: one subnet";
   return text;
@@ -47,7 +50,7 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
                   bytes,
                   decision.algorithm != Algorithm::native};
   if (decision.algorithm != Algorithm::native) {
-    const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout());
+    const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm));
     const std::int64_t segments =
         coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm)).segments;
     const auto inter = static_cast<std::int64_t>(role.inter_node_children);
@@ -62,7 +65,7 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
 
 int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                    std::int64_t bytes) const {
-  const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout());
+  const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm));
   const coll::SegmentPlan plan = coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm));
   return coll::run_tree_bcast({buffer, count, type}, role.parent, role.children, plan, bytes, hierarchy.shadow(),
                               state.scratch());

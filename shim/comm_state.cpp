@@ -110,8 +110,8 @@ int CommState::subnets_spanned() {
   return static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
 }
 
-const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root, int k) {
-  const auto key = std::make_tuple(static_cast<int>(algorithm), root, k);
+const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root, coll::BcastFanout fanout) {
+  const auto key = std::make_tuple(static_cast<int>(algorithm), root, fanout);
   auto it = bcast_roles_.find(key);
   if (it != bcast_roles_.end()) return it->second;
   const topo::Layout& layout = hierarchy_->layout();
@@ -120,9 +120,9 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
     // Without a profile every node counts as one subnet: a tree over nodes.
     std::vector<int> subnets = subnet_of_node();
     if (subnets.empty()) subnets.assign(layout.nodes(), 0);
-    tree = coll::build_eco_tree(layout, subnets, node_cost(), root, k);
+    tree = coll::build_eco_tree(layout, subnets, node_cost(), root, fanout);
   } else {
-    tree = coll::build_two_level_tree(layout, root, k);
+    tree = coll::build_two_level_tree(layout, root, fanout);
   }
   const int me = hierarchy_->rank();
   BcastRole role{tree.parent[me], tree.children[me], 0};

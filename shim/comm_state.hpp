@@ -19,6 +19,7 @@
 
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/bcast_algorithm.hpp"
+#include "collectives/bcast_tree.hpp"
 #include "collectives/schedule.hpp"
 #include "collectives/scratch_buffer.hpp"
 #include "collectives/traffic.hpp"
@@ -83,7 +84,7 @@ class CommState {
   int subnets_spanned();
 
   // This rank's part of a broadcast tree, built on first use per root.
-  const BcastRole& bcast_role(coll::BcastAlgorithm algorithm, int root, int k);
+  const BcastRole& bcast_role(coll::BcastAlgorithm algorithm, int root, coll::BcastFanout fanout);
 
   // True the first time `algorithm` is chosen for this size class (or when it
   // differs from the last announced choice): the decision should be printed.
@@ -137,7 +138,7 @@ class CommState {
   coll::ScratchBuffer scratch_;
   std::optional<std::vector<int>> subnet_of_node_;
   topo::CostMatrix node_cost_;
-  std::map<std::tuple<int, int, int>, BcastRole> bcast_roles_;  // (algorithm, root, k)
+  std::map<std::tuple<int, int, coll::BcastFanout>, BcastRole> bcast_roles_;  // (algorithm, root, fan-outs)
 };
 
 // Whether any live communicator has an algorithm forced through the control

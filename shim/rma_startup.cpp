@@ -17,7 +17,6 @@ namespace {
 std::atomic<bool> g_ready{false};
 
 std::string describe_clusters();
-void report_server_counters();
 
 // Servers need MPI_THREAD_MULTIPLE (a thread calls MPI beside the
 // application) and every process's MPI_Init (they start collectively).

@@ -13,7 +13,7 @@
 #include "shim/rma_startup.hpp"
 #include "shim/stats_output.hpp"
 #include "topology/network_picture.hpp"
-#include "topology/pipeline_segment.hpp"
+#include "topology/pipeline_shape.hpp"
 
 namespace shim {
 
@@ -31,8 +31,10 @@ StartMode g_mode = StartMode::collective;
 std::atomic<bool> g_alltoall_always_native{false};
 std::atomic<bool> g_bcast_always_native{false};
 std::optional<topo::NetworkPicture> g_picture;
-// ECO broadcasts' segment from the profile, worked out once when it loads.
+// ECO broadcasts' segment and fan-out inside subnets from the profile,
+// worked out once when it loads.
 std::optional<std::int64_t> g_profile_segment;
+int g_profile_subnet_fanout = 0;
 int g_world_rank = 0;
 int g_world_size = 1;
 
@@ -69,6 +71,8 @@ void load_profile() {
   }
   if (!g_config.nic_explicit) g_config.nic = g_picture->profile.nic;
   g_profile_segment = topo::profile_segment_bytes(g_picture->profile);
+  g_profile_subnet_fanout =
+      topo::profile_subnet_fanout(g_picture->profile, bcast_segment_bytes(coll::BcastAlgorithm::eco));
 }
 
 // Built eagerly so that jobs where every call goes native (one node, or one
@@ -137,6 +141,7 @@ void stop_runtime(StopCause cause) {
   refresh_fast_paths();
   g_picture.reset();
   g_profile_segment.reset();
+  g_profile_subnet_fanout = 0;
   free_comm_state_keyval();
   close_local_comm();
   g_phase.store(Phase::stopped);
@@ -166,9 +171,11 @@ void refresh_fast_paths() {
 
 const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture : nullptr; }
 
-int bcast_fanout() {
-  if (g_config.bcast_k > 0) return g_config.bcast_k;
-  return g_picture ? g_picture->profile.bcast_k : 2;
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm) {
+  if (g_config.bcast_k > 0) return {g_config.bcast_k, g_config.bcast_k};
+  const int k = g_picture ? g_picture->profile.bcast_k : 2;
+  if (algorithm == coll::BcastAlgorithm::eco && g_profile_subnet_fanout > 0) return {k, g_profile_subnet_fanout};
+  return {k, k};
 }
 
 std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm) {

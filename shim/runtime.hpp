@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include "collectives/bcast_tree.hpp"
 #include "shim/config.hpp"
 
 namespace shim {
@@ -58,9 +59,10 @@ void refresh_fast_paths();
 
 // The network profile (SHIM_PROFILE) as mapped onto this job, or nullptr.
 const topo::NetworkPicture* network_picture();
-// Fan-out of broadcast trees between nodes: SHIM_BCAST_K, else the
-// profile's, else 2.
-int bcast_fanout();
+// Fan-outs of broadcast trees between nodes: SHIM_BCAST_K for both, else
+// the profile's between subnets (2 without one) and, for ECO, inside
+// subnets topo::profile_subnet_fanout's.
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm);
 // Pipeline segment of a broadcast tree: SHIM_BCAST_SEGMENT, else for ECO the
 // profile's (topo::profile_segment_bytes), else kDefaultBcastSegmentBytes.
 inline constexpr std::int64_t kDefaultBcastSegmentBytes = 64 * 1024;

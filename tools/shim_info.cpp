@@ -333,7 +333,9 @@ void print_bcast_policy() {
   const shim::Config& config = shim::config();
   std::cout << "\nBroadcast policy (applies when SHIM_BCAST=auto; the first matching rule decides)\n"
             << "  in effect: SHIM_BCAST=" << shim::choice_name(config.bcast) << ", tree fan-out "
-            << shim::bcast_fanout() << ", pipeline segments "
+            << shim::bcast_fanout(shim::coll::BcastAlgorithm::twolevel).between_subnets
+            << " (ECO: " << shim::bcast_fanout(shim::coll::BcastAlgorithm::eco).between_subnets << " between subnets, "
+            << shim::bcast_fanout(shim::coll::BcastAlgorithm::eco).within_subnet << " within), pipeline segments "
             << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::twolevel)) << " (two-level), "
             << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::eco)) << " (ECO)\n";
   print_rules(shim::coll::bcast_policy());
@@ -354,12 +356,13 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
     std::string nodes = std::to_string(layout.nodes() - 1);
     std::string crossings = "-";
     if (made.algorithm != shim::coll::BcastAlgorithm::native) {
-      const int k = shim::bcast_fanout();
+      const shim::coll::BcastFanout fanout = shim::bcast_fanout(made.algorithm);
       std::vector<int> by_subnet = subnets;
       if (by_subnet.empty()) by_subnet.assign(static_cast<std::size_t>(layout.nodes()), 0);
-      const shim::coll::BcastTree tree = made.algorithm == shim::coll::BcastAlgorithm::eco
-                                             ? shim::coll::build_eco_tree(layout, by_subnet, state.node_cost(), 0, k)
-                                             : shim::coll::build_two_level_tree(layout, 0, k);
+      const shim::coll::BcastTree tree =
+          made.algorithm == shim::coll::BcastAlgorithm::eco
+              ? shim::coll::build_eco_tree(layout, by_subnet, state.node_cost(), 0, fanout)
+              : shim::coll::build_two_level_tree(layout, 0, fanout);
       const shim::coll::BcastLinks links = shim::coll::count_links(tree, layout, by_subnet);
       nodes = std::to_string(links.inter_node);
       crossings = std::to_string(links.inter_subnet);

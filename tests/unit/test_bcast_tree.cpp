@@ -99,7 +99,7 @@ TEST_CASE("two-level trees span every rank from every root, within the depth bou
     for (int k = 1; k <= 3; ++k) {
       for (int root = 0; root < layout.size(); ++root) {
         INFO(layout.describe() << ", k " << k << ", root " << root);
-        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, k);
+        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, {k, 1});
         check_spanning(tree, layout.size(), root);
         const int bound = kary_depth(layout.nodes(), k) + kary_depth(layout.max_ppn(), shim::coll::kIntraNodeFanout);
         CHECK(tree_depth(tree) <= bound);
@@ -118,18 +118,45 @@ TEST_CASE("ECO trees cross each subnet boundary once and respect the depth bound
   for (int a = 0; a < 6; ++a) {
     for (int b = 0; b < 6; ++b) cost[a][b] = a == b ? 0 : subnet[a] == subnet[b] ? 1.0 : 10.0 + a + b;
   }
-  for (int k = 1; k <= 3; ++k) {
-    for (int root = 0; root < layout.size(); ++root) {
-      INFO("k " << k << ", root " << root);
-      const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, root, k);
-      check_spanning(tree, layout.size(), root);
-      const auto links = shim::coll::count_links(tree, layout, subnet);
-      CHECK(links.inter_subnet == 2);  // subnets - 1: the minimum
-      CHECK(links.inter_node == 5);
-      const int bound = kary_depth(3, k) + kary_depth(2, k) + kary_depth(2, shim::coll::kIntraNodeFanout);
-      CHECK(tree_depth(tree) <= bound);
+  for (int between = 1; between <= 3; ++between) {
+    for (int within = 1; within <= 3; ++within) {
+      for (int root = 0; root < layout.size(); ++root) {
+        INFO("fan-out " << between << " between subnets, " << within << " within, root " << root);
+        const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, root, {between, within});
+        check_spanning(tree, layout.size(), root);
+        const auto links = shim::coll::count_links(tree, layout, subnet);
+        CHECK(links.inter_subnet == 2);  // subnets - 1: the minimum
+        CHECK(links.inter_node == 5);
+        const int bound = kary_depth(3, between) + kary_depth(2, within) + kary_depth(2, shim::coll::kIntraNodeFanout);
+        CHECK(tree_depth(tree) <= bound);
+      }
     }
   }
+}
+
+TEST_CASE("ECO's fan-outs shape the subnet tree and each subnet's tree apart", "[bcast]") {
+  // 4 subnets of 4 single-rank nodes; node n in subnet n % 4, all subnet
+  // pairs equally far.
+  const Layout layout = blocked(16, 1);
+  std::vector<int> subnet(16);
+  for (int node = 0; node < 16; ++node) subnet[node] = node % 4;
+  const BcastTree chain_of_binary_trees = shim::coll::build_eco_tree(layout, subnet, {}, 0, {1, 2});
+  check_spanning(chain_of_binary_trees, 16, 0);
+  // Entries 0 -> 1 -> 2 -> 3 in a chain; inside subnet 0, node 0 feeds 4 and
+  // 8, and 4 feeds 12.
+  CHECK(chain_of_binary_trees.parent[1] == 0);
+  CHECK(chain_of_binary_trees.parent[2] == 1);
+  CHECK(chain_of_binary_trees.parent[3] == 2);
+  CHECK(chain_of_binary_trees.parent[4] == 0);
+  CHECK(chain_of_binary_trees.parent[8] == 0);
+  CHECK(chain_of_binary_trees.parent[12] == 4);
+  CHECK(tree_depth(chain_of_binary_trees) == 3 + 2);
+  const BcastTree star_of_chains = shim::coll::build_eco_tree(layout, subnet, {}, 0, {3, 1});
+  check_spanning(star_of_chains, 16, 0);
+  for (int entry : {1, 2, 3}) CHECK(star_of_chains.parent[entry] == 0);
+  CHECK(star_of_chains.parent[8] == 4);
+  CHECK(star_of_chains.parent[12] == 8);
+  CHECK(tree_depth(star_of_chains) == 1 + 3);
 }
 
 TEST_CASE("ECO enters a subnet at the node nearest the sender", "[bcast]") {
@@ -138,7 +165,7 @@ TEST_CASE("ECO enters a subnet at the node nearest the sender", "[bcast]") {
   const Layout layout = blocked(4, 1);
   const std::vector<int> subnet = {0, 0, 1, 1};
   const shim::topo::CostMatrix cost = {{0, 1, 9, 5}, {1, 0, 9, 9}, {9, 9, 0, 1}, {5, 9, 1, 0}};
-  const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, 0, 2);
+  const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, 0, {2, 2});
   CHECK(tree.parent[3] == 0);
   CHECK(tree.parent[2] == 3);
   CHECK(tree.parent[1] == 0);
@@ -148,7 +175,7 @@ TEST_CASE("without a profile's costs, ECO falls back to node order", "[bcast]") 
   const Layout layout = from({0, 0, 1, 1, 2, 2, 3, 3});
   const std::vector<int> subnet = {0, 1, 0, 1};
   for (int root = 0; root < layout.size(); ++root) {
-    const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, {}, root, 2);
+    const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, {}, root, {2, 2});
     check_spanning(tree, layout.size(), root);
     CHECK(shim::coll::count_links(tree, layout, subnet).inter_subnet == 1);
   }

@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "topology/pipeline_segment.hpp"
+#include "topology/pipeline_shape.hpp"
 
 using shim::topo::NetworkProfile;
 using shim::topo::profile_segment_bytes;
@@ -63,4 +63,36 @@ TEST_CASE("ECO's segment follows the slowest pair, not the average", "[segment]"
   CHECK(profile_segment_bytes(fast) == 65536);
   fast.cost[1][2][1] = fast.cost[0][2][1] + 65528.0 / 50e6;  // one 50 MB/s pair: 10 KB -> 16 KiB
   CHECK(profile_segment_bytes(fast) == 16384);
+}
+
+TEST_CASE("ECO's fan-out inside subnets: as many sends as fit in one segment's time between subnets", "[segment]") {
+  using shim::topo::profile_subnet_fanout;
+  // Inside a subnet 1 us + bytes / 10 GB/s: 1.4 us for 4 KiB.
+  // Between subnets 6.7 us + 4 KiB / 125 MB/s = 39.5 us: 28 sends fit, capped at 8.
+  NetworkProfile slow_uplinks = two_subnets(6.7e-6, 125e6);
+  slow_uplinks.bcast_k = 1;
+  CHECK(profile_subnet_fanout(slow_uplinks, 4096) == shim::topo::kMaxSubnetFanout);
+  // Make the slowest pair inside a subnet 12 us + 4 KiB / 10 GB/s = 12.4 us: 3 fit.
+  slow_uplinks.cost[0][0][1] = 12e-6;
+  slow_uplinks.cost[1][0][1] = 12e-6 + 65528.0 / 1e10;
+  CHECK(profile_subnet_fanout(slow_uplinks, 4096) == 3);
+  // Links as fast between subnets as inside: the probe's fan-out stands.
+  NetworkProfile even = two_subnets(1e-6, 1e10);
+  even.bcast_k = 2;
+  CHECK(profile_subnet_fanout(even, 4096) == 2);
+  even.bcast_k = 1;
+  CHECK(profile_subnet_fanout(even, 4096) == 1);
+}
+
+TEST_CASE("ECO's fan-out inside subnets: the probe's without two subnets or two sizes", "[segment]") {
+  using shim::topo::profile_subnet_fanout;
+  NetworkProfile one_subnet = two_subnets(6.7e-6, 125e6);
+  one_subnet.subnet_of_host = {0, 0, 0, 0};
+  one_subnet.bcast_k = 1;
+  CHECK(profile_subnet_fanout(one_subnet, 4096) == 1);
+  NetworkProfile one_size = two_subnets(6.7e-6, 125e6);
+  one_size.sizes.resize(1);
+  one_size.cost.resize(1);
+  one_size.bcast_k = 3;
+  CHECK(profile_subnet_fanout(one_size, 4096) == 3);
 }

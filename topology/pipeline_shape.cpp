@@ -1,0 +1,96 @@
+#include "topology/pipeline_shape.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+namespace shim::topo {
+
+namespace {
+
+// The profile's costs as a line through its smallest and largest sizes
+// measured: a fixed cost plus bytes over a bandwidth, per pair of hosts.
+class CostLine {
+ public:
+  static std::optional<CostLine> of(const NetworkProfile& profile) {
+    if (profile.sizes.size() < 2 || profile.cost.size() != profile.sizes.size()) return std::nullopt;
+    const auto [smallest, largest] = std::minmax_element(profile.sizes.begin(), profile.sizes.end());
+    if (*largest <= *smallest) return std::nullopt;
+    return CostLine(profile, static_cast<std::size_t>(smallest - profile.sizes.begin()),
+                    static_cast<std::size_t>(largest - profile.sizes.begin()));
+  }
+
+  double fixed(std::size_t a, std::size_t b) const { return profile_.cost[small_].at(a).at(b); }
+  // Bytes per second; 0 when the larger size did not cost more.
+  double bandwidth(std::size_t a, std::size_t b) const {
+    const double extra_time = profile_.cost[large_].at(a).at(b) - fixed(a, b);
+    return extra_time > 0 ? extra_bytes_ / extra_time : 0.0;
+  }
+  double at(std::size_t a, std::size_t b, std::int64_t bytes) const {
+    const double rate = bandwidth(a, b);
+    const double extra = static_cast<double>(bytes - profile_.sizes[small_]);
+    return rate > 0 ? fixed(a, b) + extra / rate : fixed(a, b);
+  }
+
+ private:
+  CostLine(const NetworkProfile& profile, std::size_t small, std::size_t large)
+      : profile_(profile),
+        small_(small),
+        large_(large),
+        extra_bytes_(static_cast<double>(profile.sizes[large] - profile.sizes[small])) {}
+
+  const NetworkProfile& profile_;
+  std::size_t small_;
+  std::size_t large_;
+  double extra_bytes_;
+};
+
+template <typename Visit>
+void for_each_pair(const NetworkProfile& profile, Visit visit) {
+  const std::size_t hosts = profile.subnet_of_host.size();
+  for (std::size_t a = 0; a < hosts; ++a) {
+    for (std::size_t b = 0; b < hosts; ++b) {
+      if (a != b) visit(a, b, profile.subnet_of_host[a] == profile.subnet_of_host[b]);
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<std::int64_t> profile_segment_bytes(const NetworkProfile& profile) {
+  const std::optional<CostLine> line = CostLine::of(profile);
+  if (!line) return std::nullopt;
+  // The slowest link between two subnets: a broadcast's pipeline runs at
+  // its pace.
+  double slowest = std::numeric_limits<double>::infinity();
+  double fixed_cost = 0;
+  for_each_pair(profile, [&](std::size_t a, std::size_t b, bool same_subnet) {
+    const double bandwidth = line->bandwidth(a, b);
+    if (same_subnet || bandwidth <= 0 || bandwidth >= slowest) return;
+    slowest = bandwidth;
+    fixed_cost = line->fixed(a, b);
+  });
+  if (!(slowest < std::numeric_limits<double>::infinity())) return std::nullopt;
+  const double wanted = kSegmentCostMultiple * fixed_cost * slowest;
+  std::int64_t segment = kMinSegmentBytes;
+  while (segment < kMaxSegmentBytes && static_cast<double>(segment) < wanted) segment *= 2;
+  return segment;
+}
+
+int profile_subnet_fanout(const NetworkProfile& profile, std::int64_t segment_bytes) {
+  const std::optional<CostLine> line = CostLine::of(profile);
+  if (!line) return profile.bcast_k;
+  // The slowest pair of each kind: a segment's time between subnets, and
+  // the longest a send inside a subnet can take.
+  double between = 0;
+  double within = 0;
+  for_each_pair(profile, [&](std::size_t a, std::size_t b, bool same_subnet) {
+    double& slowest = same_subnet ? within : between;
+    slowest = std::max(slowest, line->at(a, b, segment_bytes));
+  });
+  if (between <= 0 || within <= 0) return profile.bcast_k;
+  const double fits = std::min(between / within, static_cast<double>(kMaxSubnetFanout));
+  return std::max(profile.bcast_k, static_cast<int>(fits));
+}
+
+}  // namespace shim::topo
