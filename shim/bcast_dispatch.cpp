@@ -2,6 +2,7 @@
 
 #include "collectives/bcast_pipeline.hpp"
 #include "common/datatype_checks.hpp"
+#include "common/format.hpp"
 
 namespace shim {
 
@@ -13,12 +14,15 @@ BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hiera
 std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy&,
                                     std::int64_t bytes) {
   if (decision.algorithm == Algorithm::native) return "";
-  const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, bcast_segment_bytes(decision.algorithm));
-  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm);
+  const std::int64_t segment = bcast_segment_bytes(decision.algorithm, bytes);
+  const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, segment);
+  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes);
   std::string text = "; tree fan-out " + std::to_string(fanout.between_subnets);
   if (decision.algorithm == Algorithm::eco)
     text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
-  if (plan.segments > 1) text += ", " + std::to_string(plan.segments) + " pipelined segments";
+  if (plan.segments > 1) {
+    text += ", " + std::to_string(plan.segments) + " pipelined segments of " + format_bytes(segment);
+  }
   if (decision.algorithm == Algorithm::eco && state.subnets_spanned() == 0) text += "; no network profile: one subnet";
   return text;
 }
@@ -50,9 +54,9 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
                   bytes,
                   decision.algorithm != Algorithm::native};
   if (decision.algorithm != Algorithm::native) {
-    const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm));
+    const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm, bytes));
     const std::int64_t segments =
-        coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm)).segments;
+        coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm, bytes)).segments;
     const auto inter = static_cast<std::int64_t>(role.inter_node_children);
     const auto intra = static_cast<std::int64_t>(role.children.size()) - inter;
     r.inter_messages = inter * segments;
@@ -65,8 +69,8 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
 
 int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                    std::int64_t bytes) const {
-  const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm));
-  const coll::SegmentPlan plan = coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm));
+  const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm, bytes));
+  const coll::SegmentPlan plan = coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm, bytes));
   return coll::run_tree_bcast({buffer, count, type}, role.parent, role.children, plan, bytes, hierarchy.shadow(),
                               state.scratch());
 }

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_policy.hpp"
@@ -31,10 +33,10 @@ StartMode g_mode = StartMode::collective;
 std::atomic<bool> g_alltoall_always_native{false};
 std::atomic<bool> g_bcast_always_native{false};
 std::optional<topo::NetworkPicture> g_picture;
-// ECO broadcasts' segment and fan-out inside subnets from the profile,
-// worked out once when it loads.
-std::optional<std::int64_t> g_profile_segment;
-int g_profile_subnet_fanout = 0;
+// ECO broadcasts' segments and, per segment length, the fan-out inside
+// subnets, from the profile: worked out once when it loads.
+std::optional<topo::SegmentRange> g_profile_segments;
+std::vector<std::pair<std::int64_t, int>> g_profile_subnet_fanouts;
 int g_world_rank = 0;
 int g_world_size = 1;
 
@@ -70,9 +72,16 @@ void load_profile() {
     return;
   }
   if (!g_config.nic_explicit) g_config.nic = g_picture->profile.nic;
-  g_profile_segment = topo::profile_segment_bytes(g_picture->profile);
-  g_profile_subnet_fanout =
-      topo::profile_subnet_fanout(g_picture->profile, bcast_segment_bytes(coll::BcastAlgorithm::eco));
+  g_profile_segments = topo::profile_segment_range(g_picture->profile);
+  std::vector<std::int64_t> segments;
+  if (g_config.bcast_segment_bytes > 0) segments.push_back(g_config.bcast_segment_bytes);
+  for (std::int64_t s = g_profile_segments ? g_profile_segments->shortest : 0;
+       g_profile_segments && s <= g_profile_segments->longest; s *= 2) {
+    segments.push_back(s);
+  }
+  for (const std::int64_t s : segments) {
+    g_profile_subnet_fanouts.emplace_back(s, topo::profile_subnet_fanout(g_picture->profile, s));
+  }
 }
 
 // Built eagerly so that jobs where every call goes native (one node, or one
@@ -140,8 +149,8 @@ void stop_runtime(StopCause cause) {
   g_bcast_always_native.store(false);
   refresh_fast_paths();
   g_picture.reset();
-  g_profile_segment.reset();
-  g_profile_subnet_fanout = 0;
+  g_profile_segments.reset();
+  g_profile_subnet_fanouts.clear();
   free_comm_state_keyval();
   close_local_comm();
   g_phase.store(Phase::stopped);
@@ -171,16 +180,20 @@ void refresh_fast_paths() {
 
 const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture : nullptr; }
 
-coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm) {
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes) {
   if (g_config.bcast_k > 0) return {g_config.bcast_k, g_config.bcast_k};
   const int k = g_picture ? g_picture->profile.bcast_k : 2;
-  if (algorithm == coll::BcastAlgorithm::eco && g_profile_subnet_fanout > 0) return {k, g_profile_subnet_fanout};
+  if (algorithm != coll::BcastAlgorithm::eco) return {k, k};
+  const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
+  for (const auto& [length, within] : g_profile_subnet_fanouts) {
+    if (length == segment) return {k, within};
+  }
   return {k, k};
 }
 
-std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm) {
+std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes) {
   if (g_config.bcast_segment_bytes > 0) return g_config.bcast_segment_bytes;
-  if (algorithm == coll::BcastAlgorithm::eco && g_profile_segment) return *g_profile_segment;
+  if (algorithm == coll::BcastAlgorithm::eco && g_profile_segments) return g_profile_segments->for_message(bytes);
   return kDefaultBcastSegmentBytes;
 }
 

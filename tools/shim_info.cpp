@@ -332,12 +332,10 @@ void print_network_profile(shim::CommState& state, const shim::topo::Hierarchy& 
 void print_bcast_policy() {
   const shim::Config& config = shim::config();
   std::cout << "\nBroadcast policy (applies when SHIM_BCAST=auto; the first matching rule decides)\n"
-            << "  in effect: SHIM_BCAST=" << shim::choice_name(config.bcast) << ", tree fan-out "
-            << shim::bcast_fanout(shim::coll::BcastAlgorithm::twolevel).between_subnets
-            << " (ECO: " << shim::bcast_fanout(shim::coll::BcastAlgorithm::eco).between_subnets << " between subnets, "
-            << shim::bcast_fanout(shim::coll::BcastAlgorithm::eco).within_subnet << " within), pipeline segments "
-            << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::twolevel)) << " (two-level), "
-            << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::eco)) << " (ECO)\n";
+            << "  in effect: SHIM_BCAST=" << shim::choice_name(config.bcast) << "; two-level trees: fan-out "
+            << shim::bcast_fanout(shim::coll::BcastAlgorithm::twolevel, 0).between_subnets << ", segments "
+            << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::twolevel, 0))
+            << "; ECO's fan-outs and segments by message size: the decisions below\n";
   print_rules(shim::coll::bcast_policy());
 }
 
@@ -356,7 +354,7 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
     std::string nodes = std::to_string(layout.nodes() - 1);
     std::string crossings = "-";
     if (made.algorithm != shim::coll::BcastAlgorithm::native) {
-      const shim::coll::BcastFanout fanout = shim::bcast_fanout(made.algorithm);
+      const shim::coll::BcastFanout fanout = shim::bcast_fanout(made.algorithm, bytes);
       std::vector<int> by_subnet = subnets;
       if (by_subnet.empty()) by_subnet.assign(static_cast<std::size_t>(layout.nodes()), 0);
       const shim::coll::BcastTree tree =

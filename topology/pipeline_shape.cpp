@@ -55,13 +55,12 @@ void for_each_pair(const NetworkProfile& profile, Visit visit) {
   }
 }
 
-}  // namespace
-
-std::optional<std::int64_t> profile_segment_bytes(const NetworkProfile& profile) {
+// The slowest link between two subnets (a broadcast's pipeline runs at its
+// pace): its fixed cost times its bandwidth, the bytes that take as long to
+// send as the fixed cost. nullopt when the profile cannot say.
+std::optional<double> slowest_link_fixed_bytes(const NetworkProfile& profile) {
   const std::optional<CostLine> line = CostLine::of(profile);
   if (!line) return std::nullopt;
-  // The slowest link between two subnets: a broadcast's pipeline runs at
-  // its pace.
   double slowest = std::numeric_limits<double>::infinity();
   double fixed_cost = 0;
   for_each_pair(profile, [&](std::size_t a, std::size_t b, bool same_subnet) {
@@ -71,9 +70,31 @@ std::optional<std::int64_t> profile_segment_bytes(const NetworkProfile& profile)
     fixed_cost = line->fixed(a, b);
   });
   if (!(slowest < std::numeric_limits<double>::infinity())) return std::nullopt;
-  const double wanted = kSegmentCostMultiple * fixed_cost * slowest;
-  std::int64_t segment = kMinSegmentBytes;
-  while (segment < kMaxSegmentBytes && static_cast<double>(segment) < wanted) segment *= 2;
+  return fixed_cost * slowest;
+}
+
+// The least power of two >= `wanted` within [floor, ceiling].
+std::int64_t power_of_two_at_least(double wanted, std::int64_t floor, std::int64_t ceiling) {
+  std::int64_t bytes = floor;
+  while (bytes < ceiling && static_cast<double>(bytes) < wanted) bytes *= 2;
+  return bytes;
+}
+
+}  // namespace
+
+std::optional<SegmentRange> profile_segment_range(const NetworkProfile& profile) {
+  const std::optional<double> fixed_bytes = slowest_link_fixed_bytes(profile);
+  if (!fixed_bytes) return std::nullopt;
+  SegmentRange range;
+  range.longest = power_of_two_at_least(kSegmentCostMultiple * *fixed_bytes, kMinSegmentBytes, kMaxSegmentBytes);
+  range.shortest =
+      power_of_two_at_least(kShortSegmentCostMultiple * *fixed_bytes, kShortestSegmentBytes, range.longest);
+  return range;
+}
+
+std::int64_t SegmentRange::for_message(std::int64_t message_bytes) const {
+  std::int64_t segment = shortest;
+  while (segment < longest && segment * kSegmentsPerMessage * 2 <= message_bytes) segment *= 2;
   return segment;
 }
 

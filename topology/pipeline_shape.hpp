@@ -10,17 +10,32 @@
 
 namespace shim::topo {
 
-// Segments are long enough that sending one over the slowest link between
-// subnets takes kSegmentCostMultiple times a message's fixed cost there
-// (so that cost is at most a fifth of the time), and no longer, so the
-// tree's levels overlap: a power of two within [kMinSegmentBytes,
-// kMaxSegmentBytes]. nullopt when the profile cannot say: one subnet, or
-// one message size measured.
+// The segments ECO's broadcasts are cut into, by message size. nullopt when
+// the profile cannot say: one subnet, or one message size measured.
+// - Long messages: segments long enough that sending one over the slowest
+//   link between subnets takes kSegmentCostMultiple times a message's fixed
+//   cost there (so that cost is at most a fifth of the time), and no longer,
+//   so the tree's levels overlap: a power of two within [kMinSegmentBytes,
+//   kMaxSegmentBytes].
+// - Shorter ones: a pipeline of few segments spends most of its time filling
+//   up, so a message is cut into at least kSegmentsPerMessage segments, down
+//   to the shortest whose transfer on that link still takes
+//   kShortSegmentCostMultiple times the fixed cost (at least
+//   kShortestSegmentBytes).
 inline constexpr double kSegmentCostMultiple = 4.0;
 inline constexpr std::int64_t kMinSegmentBytes = 4 * 1024;
 inline constexpr std::int64_t kMaxSegmentBytes = 64 * 1024;
+inline constexpr std::int64_t kSegmentsPerMessage = 8;
+inline constexpr double kShortSegmentCostMultiple = 2.0;
+inline constexpr std::int64_t kShortestSegmentBytes = 1024;
 
-std::optional<std::int64_t> profile_segment_bytes(const NetworkProfile& profile);
+struct SegmentRange {
+  std::int64_t shortest = 0;  // powers of two
+  std::int64_t longest = 0;
+  std::int64_t for_message(std::int64_t message_bytes) const;
+};
+
+std::optional<SegmentRange> profile_segment_range(const NetworkProfile& profile);
 
 // The pipeline runs at the pace of its slowest link between subnets. Inside
 // a subnet the links are faster, so a node there can feed as many children
