@@ -30,7 +30,8 @@ OUT = os.path.join(REPO, "docs", "scale")
 SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             "full": "bench/sim/sweep full && bench/sim/report.py full",
-            "headline": "bench/sim/sweep headline && bench/sim/report.py headline"}
+            "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
+            "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,mpich && bench/sim/report.py tiny"}
 
 
 def size_label(b):
