@@ -54,6 +54,10 @@ void sort_by_cost(std::vector<int>& candidates, const topo::CostMatrix& cost, in
 
 }  // namespace
 
+int two_level_fanout(int long_message_fanout, std::int64_t bytes) {
+  return bytes <= kShortMessageBytes ? std::max(long_message_fanout, kShortMessageFanout) : long_message_fanout;
+}
+
 BcastTree build_two_level_tree(const topo::Layout& layout, int root, BcastFanout fanout) {
   BcastTree tree = empty_tree(layout.size(), root);
   std::vector<int> order{root};

@@ -3,6 +3,7 @@
 // their shape can be checked in unit tests and their traffic counted.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "topology/layout.hpp"
@@ -27,6 +28,19 @@ struct BcastTree {
 
 // Fan-out inside a node: a binary tree from the rank that brings the data.
 inline constexpr int kIntraNodeFanout = 2;
+
+// A short message is all latency: a node representative can send it to
+// several nodes in the time it takes to arrive at one, so the two-level
+// tree over nodes is flatter for messages up to kShortMessageBytes (scale
+// model, onload platform, 1 B-4 KiB, fan-out 8 against 2: 0.61-0.80x the
+// time at 4x4 nodes x ranks, 0.50-0.86x at 8x8, 0.48-0.89x at 64x16;
+// docs/scale/small.md).
+inline constexpr std::int64_t kShortMessageBytes = 4096;
+inline constexpr int kShortMessageFanout = 8;
+
+// The fan-out between nodes of a two-level tree for a message of `bytes`,
+// given the fan-out for longer ones.
+int two_level_fanout(int long_message_fanout, std::int64_t bytes);
 
 // Root -> a k-ary tree over node representatives (the root for its own node,
 // local rank 0 elsewhere) -> binary trees inside each node. There are no

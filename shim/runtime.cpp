@@ -183,7 +183,10 @@ const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture :
 coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes) {
   if (g_config.bcast_k > 0) return {g_config.bcast_k, g_config.bcast_k};
   const int k = g_picture ? g_picture->profile.bcast_k : 2;
-  if (algorithm != coll::BcastAlgorithm::eco) return {k, k};
+  if (algorithm != coll::BcastAlgorithm::eco) {
+    const int between_nodes = coll::two_level_fanout(k, bytes);
+    return {between_nodes, between_nodes};
+  }
   const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
   for (const auto& [length, within] : g_profile_subnet_fanouts) {
     if (length == segment) return {k, within};

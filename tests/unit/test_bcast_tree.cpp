@@ -180,3 +180,20 @@ TEST_CASE("without a profile's costs, ECO falls back to node order", "[bcast]") 
     CHECK(shim::coll::count_links(tree, layout, subnet).inter_subnet == 1);
   }
 }
+
+TEST_CASE("two-level trees fan out wider for short messages", "[bcast]") {
+  using shim::coll::kShortMessageBytes;
+  using shim::coll::kShortMessageFanout;
+  using shim::coll::two_level_fanout;
+  CHECK(two_level_fanout(2, 1) == kShortMessageFanout);
+  CHECK(two_level_fanout(2, kShortMessageBytes) == kShortMessageFanout);
+  CHECK(two_level_fanout(2, kShortMessageBytes + 1) == 2);
+  CHECK(two_level_fanout(1, 1 << 20) == 1);
+  // A wider fan-out asked for stays.
+  CHECK(two_level_fanout(16, 1) == 16);
+  // Flat over four nodes: every representative straight from the root.
+  const Layout layout = blocked(4, 4);
+  const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, {two_level_fanout(2, 8), 2});
+  check_spanning(tree, layout.size(), 0);
+  for (int node = 1; node < 4; ++node) CHECK(tree.parent[layout.rank_of(node, 0)] == 0);
+}
