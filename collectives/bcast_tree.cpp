@@ -58,13 +58,13 @@ int two_level_fanout(int long_message_fanout, std::int64_t bytes) {
   return bytes <= kShortMessageBytes ? std::max(long_message_fanout, kShortMessageFanout) : long_message_fanout;
 }
 
-BcastTree build_two_level_tree(const topo::Layout& layout, int root, BcastFanout fanout) {
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k) {
   BcastTree tree = empty_tree(layout.size(), root);
   std::vector<int> order{root};
   for (int node = 0; node < layout.nodes(); ++node) {
     if (node != layout.node_of(root)) order.push_back(layout.rank_of(node, 0));
   }
-  add_kary(tree, order, fanout.between_subnets);
+  add_kary(tree, order, k);
   add_intra_node(tree, layout, root);
   return tree;
 }

@@ -11,9 +11,8 @@
 
 namespace shim::coll {
 
-// How many children a rank feeds in the inter-node part of a tree: between
-// subnets (ECO's subnet tree; the node tree of the two-level broadcast) and
-// among the nodes of one subnet.
+// How many children a rank feeds in the inter-node part of an ECO tree:
+// between subnets and among the nodes of one subnet.
 struct BcastFanout {
   int between_subnets = 2;
   int within_subnet = 2;
@@ -43,9 +42,8 @@ inline constexpr int kShortMessageFanout = 8;
 int two_level_fanout(int long_message_fanout, std::int64_t bytes);
 
 // Root -> a k-ary tree over node representatives (the root for its own node,
-// local rank 0 elsewhere) -> binary trees inside each node. There are no
-// subnets: k is fanout.between_subnets.
-BcastTree build_two_level_tree(const topo::Layout& layout, int root, BcastFanout fanout);
+// local rank 0 elsewhere) -> binary trees inside each node.
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k);
 
 // ECO (Lowekamp and Beguelin, "ECO: Efficient Collective Operations for
 // Communication on Heterogeneous Networks", Section 4): a tree over subnets

@@ -122,7 +122,7 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
     if (subnets.empty()) subnets.assign(layout.nodes(), 0);
     tree = coll::build_eco_tree(layout, subnets, node_cost(), root, fanout);
   } else {
-    tree = coll::build_two_level_tree(layout, root, fanout);
+    tree = coll::build_two_level_tree(layout, root, fanout.between_subnets);
   }
   const int me = hierarchy_->rank();
   BcastRole role{tree.parent[me], tree.children[me], 0};

@@ -75,9 +75,8 @@ void load_profile() {
   g_profile_segments = topo::profile_segment_range(g_picture->profile);
   std::vector<std::int64_t> segments;
   if (g_config.bcast_segment_bytes > 0) segments.push_back(g_config.bcast_segment_bytes);
-  for (std::int64_t s = g_profile_segments ? g_profile_segments->shortest : 0;
-       g_profile_segments && s <= g_profile_segments->longest; s *= 2) {
-    segments.push_back(s);
+  if (g_profile_segments) {
+    for (std::int64_t s = g_profile_segments->shortest; s <= g_profile_segments->longest; s *= 2) segments.push_back(s);
   }
   for (const std::int64_t s : segments) {
     g_profile_subnet_fanouts.emplace_back(s, topo::profile_subnet_fanout(g_picture->profile, s));

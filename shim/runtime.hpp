@@ -60,9 +60,9 @@ void refresh_fast_paths();
 // The network profile (SHIM_PROFILE) as mapped onto this job, or nullptr.
 const topo::NetworkPicture* network_picture();
 // Fan-outs of the tree of a broadcast of `bytes`: SHIM_BCAST_K for both,
-// else the profile's between subnets (2 without one; for two-level trees
-// coll::two_level_fanout's) and, for ECO, inside subnets
-// topo::profile_subnet_fanout's for its segment.
+// else for ECO the profile's between subnets and topo::profile_subnet_fanout's
+// inside them for its segment; two-level trees use between_subnets, the
+// profile's (2 without one) widened by coll::two_level_fanout.
 coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes);
 // Pipeline segment of a broadcast of `bytes`: SHIM_BCAST_SEGMENT, else for
 // ECO the profile's (topo::profile_segment_range), else

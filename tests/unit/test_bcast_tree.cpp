@@ -99,7 +99,7 @@ TEST_CASE("two-level trees span every rank from every root, within the depth bou
     for (int k = 1; k <= 3; ++k) {
       for (int root = 0; root < layout.size(); ++root) {
         INFO(layout.describe() << ", k " << k << ", root " << root);
-        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, {k, 1});
+        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, k);
         check_spanning(tree, layout.size(), root);
         const int bound = kary_depth(layout.nodes(), k) + kary_depth(layout.max_ppn(), shim::coll::kIntraNodeFanout);
         CHECK(tree_depth(tree) <= bound);
@@ -193,7 +193,7 @@ TEST_CASE("two-level trees fan out wider for short messages", "[bcast]") {
   CHECK(two_level_fanout(16, 1) == 16);
   // Flat over four nodes: every representative straight from the root.
   const Layout layout = blocked(4, 4);
-  const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, {two_level_fanout(2, 8), 2});
+  const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, two_level_fanout(2, 8));
   check_spanning(tree, layout.size(), 0);
   for (int node = 1; node < 4; ++node) CHECK(tree.parent[layout.rank_of(node, 0)] == 0);
 }
