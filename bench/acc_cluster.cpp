@@ -60,8 +60,10 @@ void model_only(const bench::Args& args) {
   const std::int64_t nodes = (processes + ppn - 1) / ppn;
   // Unclustered, then clustered: SHIM_SERVER_CLUSTER if it asks for
   // clusters, else ceil(sqrt(nodes)) (auto).
-  const int clustered = config.server_cluster > 1 ? config.server_cluster : 0;
-  for (const int g : {1, shim::rma::resolve_cluster_size(clustered, static_cast<int>(nodes))}) {
+  const int clustered = config.server_cluster > 1 ? config.server_cluster : shim::rma::kClusterSquareRoot;
+  const std::int64_t bytes_per_origin = std::int64_t{config.server_credits} * config.server_buffer_bytes;
+  for (const int g :
+       {1, shim::rma::resolve_cluster_size(clustered, static_cast<int>(nodes), processes, bytes_per_origin)}) {
     const auto f =
         shim::rma::model_largest_footprint(processes, ppn, g, config.server_credits, config.server_buffer_bytes);
     report.row({std::to_string(processes), std::to_string(ppn), std::to_string(nodes), std::to_string(g),
@@ -105,7 +107,9 @@ void measure(const bench::Args& args) {
   std::vector<int> node_of(static_cast<std::size_t>(size));
   const int node_size = config.node_size > 0 ? config.node_size : size;
   for (int r = 0; r < size; ++r) node_of[static_cast<std::size_t>(r)] = r / node_size;
-  const shim::rma::ServerMap map(node_of, config.server_cluster);
+  const shim::rma::ServerMap map(
+      node_of, shim::rma::resolve_cluster_size(config.server_cluster, node_of.back() + 1, size,
+                                               std::int64_t{config.server_credits} * config.server_buffer_bytes));
   const auto model = shim::rma::footprint(map, map.node_of(me), config.server_credits, config.server_buffer_bytes);
   const std::vector<std::int64_t> mine = {runs,
                                           counters.direct_buffer_bytes,

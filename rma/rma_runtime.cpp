@@ -29,7 +29,9 @@ int start_servers(const topo::Hierarchy& world, const ServerSettings& settings) 
   const topo::Layout& layout = world.layout();
   std::vector<int> node_of(static_cast<std::size_t>(layout.size()));
   for (int rank = 0; rank < layout.size(); ++rank) node_of[static_cast<std::size_t>(rank)] = layout.node_of(rank);
-  auto map = std::make_unique<ServerMap>(std::move(node_of), settings.cluster_size);
+  const int width = resolve_cluster_size(settings.cluster_size, layout.nodes(), layout.size(),
+                                         std::int64_t{settings.credits} * settings.buffer_bytes);
+  auto map = std::make_unique<ServerMap>(std::move(node_of), width);
   std::vector<int> server_of(static_cast<std::size_t>(layout.size()));
   for (int rank = 0; rank < layout.size(); ++rank) {
     server_of[static_cast<std::size_t>(rank)] = map->server_of_node(map->node_of(rank));

@@ -18,8 +18,8 @@
 namespace shim::rma {
 
 struct ServerSettings {
-  int poll_max_us = 1000;  // longest sleep of an idle server between polls
-  int cluster_size = 0;    // 0: ceil(sqrt(nodes))
+  int poll_max_us = 1000;                   // longest sleep of an idle server between polls
+  int cluster_size = kClusterBeyondBudget;  // a width, or a rule (server_map.hpp)
   int credits = 8;
   std::int64_t buffer_bytes = 16 * 1024;
 };

@@ -3,16 +3,37 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/format.hpp"
+
 namespace shim::rma {
 
-int resolve_cluster_size(int requested, int nodes) {
+int resolve_cluster_size(int requested, int nodes, std::int64_t processes, std::int64_t bytes_per_origin) {
   nodes = std::max(nodes, 1);
-  if (requested <= 0) {
+  if (requested == kClusterBeyondBudget) {
+    requested = processes * bytes_per_origin <= kDirectPoolBudget ? 1 : kClusterSquareRoot;
+  }
+  if (requested == kClusterSquareRoot) {
     int width = static_cast<int>(std::sqrt(static_cast<double>(nodes)));
     while (width * width < nodes) ++width;
     requested = width;
   }
-  return std::min(requested, nodes);
+  return std::clamp(requested, 1, nodes);
+}
+
+std::string explain_cluster_size(int requested, int nodes, std::int64_t processes, std::int64_t bytes_per_origin) {
+  const int width = resolve_cluster_size(requested, nodes, processes, bytes_per_origin);
+  const std::string nodes_text = std::to_string(std::max(nodes, 1)) + " nodes";
+  if (requested >= 1) {
+    return "SHIM_SERVER_CLUSTER=" + std::to_string(requested) +
+           (width < requested ? ", at most the " + nodes_text : std::string());
+  }
+  const std::string square_root = "ceil(sqrt(" + nodes_text + ")) = " + std::to_string(width);
+  if (requested == kClusterSquareRoot) return "SHIM_SERVER_CLUSTER=auto: " + square_root;
+  const std::int64_t unclustered = processes * bytes_per_origin;
+  const bool within = unclustered <= kDirectPoolBudget;
+  return "SHIM_SERVER_CLUSTER=budget: unclustered, a server would hold " + std::to_string(processes) + " processes x " +
+         format_bytes(bytes_per_origin) + " of request buffers, " + (within ? "within " : "beyond ") +
+         format_bytes(kDirectPoolBudget) + ": " + (within ? std::string("direct") : square_root);
 }
 
 ClusterSplit::ClusterSplit(std::int64_t nodes, std::int64_t width) {
@@ -45,7 +66,7 @@ int count_nodes(const std::vector<int>& node_of_rank) {
 ServerMap::ServerMap(std::vector<int> node_of_rank, int cluster_size)
     : node_of_rank_(std::move(node_of_rank)),
       node_of_server_(node_of_rank_.size(), -1),
-      split_(count_nodes(node_of_rank_), resolve_cluster_size(cluster_size, count_nodes(node_of_rank_))) {
+      split_(count_nodes(node_of_rank_), cluster_size) {
   const int nodes = count_nodes(node_of_rank_);
   server_of_node_.assign(static_cast<std::size_t>(nodes), -1);
   for (int rank = static_cast<int>(node_of_rank_.size()) - 1; rank >= 0; --rank) {
@@ -112,7 +133,7 @@ ServerFootprint footprint(const ServerMap& map, int node, std::int64_t credits, 
 ServerFootprint model_footprint(std::int64_t processes, std::int64_t ppn, int cluster_size, std::int64_t node,
                                 std::int64_t credits, std::int64_t buffer_bytes) {
   const std::int64_t nodes = (processes + ppn - 1) / ppn;
-  const ClusterSplit split(nodes, resolve_cluster_size(cluster_size, static_cast<int>(nodes)));
+  const ClusterSplit split(nodes, cluster_size);
   const std::int64_t first = split.first_node(split.cluster_of(node));
   const std::int64_t width = split.width(split.cluster_of(node));
   const std::int64_t position = node - first;

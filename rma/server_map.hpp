@@ -14,14 +14,30 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace shim::rma {
 
-// The cluster width for `requested` (0: the default, ceil(sqrt(nodes))),
-// at most `nodes`.
-int resolve_cluster_size(int requested, int nodes);
+// SHIM_SERVER_CLUSTER's two rules besides a fixed width g >= 1.
+inline constexpr int kClusterSquareRoot = 0;     // auto: ceil(sqrt(nodes)), as Yu et al. suggest
+inline constexpr int kClusterBeyondBudget = -1;  // the default
+// The default leaves the servers unclustered (no forwarding hop) while an
+// unclustered server's request buffers, processes x credits x buffer bytes,
+// stay within this, and clusters them ceil(sqrt(nodes)) wide beyond it.
+// 64 MiB per node is 512 processes at 8 credits of 16 KiB; up to there the
+// buffers are of the order of what each process's MPI keeps for the rest
+// of the job anyway (about 80 KiB per process measured here, README "Server
+// clustering"), and clustering would buy little memory for a forwarding hop.
+inline constexpr std::int64_t kDirectPoolBudget = std::int64_t{64} << 20;
+
+// The cluster width, between 1 and `nodes`, for `requested` (a width, or
+// one of the rules above) in a job of `processes`, each of which holds
+// `bytes_per_origin` (credits x buffer bytes) at a server it sends to.
+int resolve_cluster_size(int requested, int nodes, std::int64_t processes, std::int64_t bytes_per_origin);
+// The same decision in words, for SHIM_VERBOSE and shim-info.
+std::string explain_cluster_size(int requested, int nodes, std::int64_t processes, std::int64_t bytes_per_origin);
 
 // `nodes` consecutive nodes cut into floor(nodes / width) clusters of at
 // least `width` nodes whose widths differ by one at most, the wider first.
@@ -41,7 +57,8 @@ struct ClusterSplit {
 class ServerMap {
  public:
   // `node_of_rank[r]`: the node (0 .. nodes - 1) of world rank r; a node's
-  // server is its lowest world rank. `cluster_size` as resolved.
+  // server is its lowest world rank. `cluster_size`: a width as
+  // resolve_cluster_size() gives it.
   ServerMap(std::vector<int> node_of_rank, int cluster_size);
 
   int nodes() const { return static_cast<int>(server_of_node_.size()); }
@@ -93,7 +110,7 @@ ServerFootprint footprint(const ServerMap& map, int node, std::int64_t credits, 
 
 // The same in closed form, without enumerating ranks, for `processes`
 // ranks placed `ppn` consecutive ranks per node (the last node may hold
-// fewer) and clusters of `cluster_size` (0: the default).
+// fewer) and clusters `cluster_size` wide (a resolved width).
 ServerFootprint model_footprint(std::int64_t processes, std::int64_t ppn, int cluster_size, std::int64_t node,
                                 std::int64_t credits, std::int64_t buffer_bytes);
 // The largest over the job's nodes (buffer bytes first, then peers).

@@ -128,14 +128,15 @@ constexpr std::array kSpecs = {
                 "longest sleep of an idle server between polls; it backs off to this from busy polling, so "
                 "larger values cost less idle CPU and more latency for the first request after a quiet spell",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 100000, c.server_poll_max_us); }},
-    SettingSpec{"SHIM_SERVER_CLUSTER", "auto|integer >= 1", "1",
+    SettingSpec{"SHIM_SERVER_CLUSTER", "budget|auto|integer >= 1", "budget",
                 "servers per cooperative cluster: each origin sends to one server of each cluster, which forwards "
                 "to the target node's server, so a server buffers requests from about N/g processes instead of N. "
-                "1 (the default while forwarding costs latency, see the README): every origin sends to the target's "
-                "server directly. auto: ceil(sqrt(nodes)). Larger than the node count: the node count",
+                "budget: 1 while an unclustered server's request buffers (processes x credits x buffer size) fit "
+                "in 64 MiB, else ceil(sqrt(nodes)). 1: every origin sends to the target's server directly. auto: "
+                "ceil(sqrt(nodes)). Larger than the node count: the node count",
                 [](std::string_view t, Config& c) {
-                  if (t == "auto") {
-                    c.server_cluster = 0;
+                  if (t == "budget" || t == "auto") {
+                    c.server_cluster = t == "budget" ? rma::kClusterBeyondBudget : rma::kClusterSquareRoot;
                     return true;
                   }
                   return parse_int_in(t, 1, 1 << 30, c.server_cluster);

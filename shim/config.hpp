@@ -17,6 +17,7 @@
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_algorithm.hpp"
 #include "rma/accumulate_policy.hpp"
+#include "rma/server_map.hpp"
 #include "topology/nic_class.hpp"
 
 namespace shim {
@@ -66,9 +67,8 @@ struct Config {
   Choice<rma::AccumulatePath> accumulate;
   bool server = true;             // the per-node communication server thread
   int server_poll_max_us = 1000;  // longest sleep of an idle server between polls
-  // Servers per cluster; 0: ceil(sqrt(nodes)). The default is 1 (direct)
-  // while a forwarded request costs ~1 ms here (README, Server clustering).
-  int server_cluster = 1;
+  // Servers per cluster, or one of rma/server_map.hpp's rules.
+  int server_cluster = rma::kClusterBeyondBudget;
   int server_credits = 8;                        // messages an origin may have unreleased at one server
   std::int64_t server_buffer_bytes = 16 * 1024;  // one request buffer (and the largest message)
 };

@@ -16,8 +16,6 @@ namespace {
 
 std::atomic<bool> g_ready{false};
 
-std::string describe_clusters();
-
 // Servers need MPI_THREAD_MULTIPLE (a thread calls MPI beside the
 // application) and every process's MPI_Init (they start collectively).
 void start_servers_if_wanted(StartMode mode) {
@@ -50,11 +48,12 @@ void start_servers_if_wanted(StartMode mode) {
                "); windows spanning nodes use native accumulates");
     return;
   }
-  if (settings.verbose && world_rank() == 0) print_line(describe_clusters());
+  if (settings.verbose && world_rank() == 0) print_line(describe_server_clusters());
 }
 
-// The cluster map in one line, with the largest server's buffers.
-std::string describe_clusters() {
+}  // namespace
+
+std::string describe_server_clusters() {
   const Config& settings = config();
   const rma::ServerMap& map = rma::server_map();
   rma::ServerFootprint largest;
@@ -68,10 +67,10 @@ std::string describe_clusters() {
          " bytes; largest server: " + std::to_string(largest.direct_origins) + " direct origins (" +
          std::to_string(largest.direct_bytes) + " bytes), " + std::to_string(largest.forwarding_servers) +
          " forwarding servers (" + std::to_string(largest.forward_bytes) + " bytes), " + std::to_string(largest.peers) +
-         " peers";
+         " peers; width from " +
+         rma::explain_cluster_size(settings.server_cluster, map.nodes(), map.processes(),
+                                   std::int64_t{settings.server_credits} * settings.server_buffer_bytes);
 }
-
-}  // namespace
 
 void start_rma_wing(StartMode mode) {
   if (!config().enabled) return;

@@ -3,6 +3,8 @@
 // thread level allow, one communication server per node.
 #pragma once
 
+#include <string>
+
 #include "shim/runtime.hpp"
 
 namespace shim {
@@ -13,5 +15,8 @@ void start_rma_wing(StartMode mode);
 void stop_rma_wing();
 // Whether MPI_Win_allocate may create shim's windows.
 bool rma_wing_ready();
+// The running servers' clusters in one line: how many, the largest
+// server's buffers and peers, and why the width is what it is.
+std::string describe_server_clusters();
 
 }  // namespace shim

@@ -41,6 +41,7 @@
 #include "shim/bcast_dispatch.hpp"
 #include "shim/comm_state.hpp"
 #include "shim/config.hpp"
+#include "shim/rma_startup.hpp"
 #include "shim/runtime.hpp"
 #include "topology/hierarchy.hpp"
 #include "topology/hwloc_summary.hpp"
@@ -406,7 +407,8 @@ void print_servers(const shim::topo::Hierarchy& hierarchy) {
     servers.push_back(shim::rma::server_of(hierarchy.world_rank(layout.rank_of(node, 0))));
   }
   std::cout << "  server threads: running, one per node, in world rank" << (servers.size() == 1 ? " " : "s ")
-            << index_ranges(servers) << '\n';
+            << index_ranges(servers) << '\n'
+            << "  " << shim::describe_server_clusters() << '\n';
 }
 
 struct WindowDecision {

@@ -25,6 +25,9 @@ def main():
         ({"SHIM_SERVER_BUFFER_SIZE": "100"}, r"^shim: SHIM_SERVER_BUFFER_SIZE='100' is not valid .*default, 16K$"),
         ({"SHIM_VERBOSE": "1", "SHIM_SERVER_CLUSTER": "2"},
          r"^shim: server clusters: 3 node servers in 1 clusters of at most 3; 8 credits of 16384 bytes; largest server: "),
+        ({"SHIM_VERBOSE": "1"},
+         r"^shim: server clusters: 3 node servers in 3 clusters of at most 1; .* width from SHIM_SERVER_CLUSTER=budget: "
+         r"unclustered, a server would hold 3 processes x 128 KiB of request buffers, within 64 MiB: direct$"),
     ]
     base = {k: v for k, v in os.environ.items() if not k.startswith("SHIM_")}
     base["SHIM_NODE_SIZE"] = "1"

@@ -169,7 +169,10 @@ void check_server(const shim::Config& config) {
   std::vector<int> node_of(static_cast<std::size_t>(g_size));
   const int node_size = config.node_size > 0 ? config.node_size : g_size;
   for (int r = 0; r < g_size; ++r) node_of[static_cast<std::size_t>(r)] = r / node_size;
-  const shim::rma::ServerMap map(node_of, config.server_cluster);
+  const int nodes = node_of.back() + 1;
+  const shim::rma::ServerMap map(
+      node_of, shim::rma::resolve_cluster_size(config.server_cluster, nodes, g_size,
+                                               std::int64_t{config.server_credits} * config.server_buffer_bytes));
   const int my_node = map.node_of(g_rank);
   g_check->expect((runs != 0) == (map.server_of_node(my_node) == g_rank), "the node's lowest rank runs its server");
   if (runs != 0) {

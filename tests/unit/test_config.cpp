@@ -31,7 +31,7 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   CHECK(parsed.config.nic == shim::topo::NicClass::onload);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 4096);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
-  CHECK(parsed.config.server_cluster == 1);
+  CHECK(parsed.config.server_cluster == shim::rma::kClusterBeyondBudget);
   CHECK(parsed.config.server_credits == 8);
   CHECK(parsed.config.server_buffer_bytes == 16384);
 }
@@ -44,7 +44,8 @@ TEST_CASE("server clustering settings: good values are applied, bad ones cost on
   CHECK(good.config.server_cluster == 3);
   CHECK(good.config.server_credits == 1);
   CHECK(good.config.server_buffer_bytes == 4096);
-  CHECK(parse({{"SHIM_SERVER_CLUSTER", "auto"}}).config.server_cluster == 0);
+  CHECK(parse({{"SHIM_SERVER_CLUSTER", "auto"}}).config.server_cluster == shim::rma::kClusterSquareRoot);
+  CHECK(parse({{"SHIM_SERVER_CLUSTER", "budget"}}).config.server_cluster == shim::rma::kClusterBeyondBudget);
   for (const auto& [name, value] :
        std::vector<std::pair<std::string, std::string>>{{"SHIM_SERVER_CLUSTER", "0"},
                                                         {"SHIM_SERVER_CLUSTER", "abc"},
@@ -58,7 +59,7 @@ TEST_CASE("server clustering settings: good values are applied, bad ones cost on
     const auto bad = parse({{name, value}});
     REQUIRE(bad.problems.size() == 1);
     CHECK(bad.problems[0].find(name + "='" + value + "'") == 0);
-    CHECK(bad.config.server_cluster == 1);
+    CHECK(bad.config.server_cluster == shim::rma::kClusterBeyondBudget);
     CHECK(bad.config.server_credits == 8);
     CHECK(bad.config.server_buffer_bytes == 16384);
   }

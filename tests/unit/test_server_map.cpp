@@ -14,6 +14,13 @@ using shim::rma::ServerMap;
 
 namespace {
 
+constexpr std::int64_t kPerOrigin = 8 * 16384;  // the default credits x buffer bytes
+
+// A layout's width for `g` (a width, or kClusterSquareRoot).
+int width_for(int processes, int ppn, int g) {
+  return shim::rma::resolve_cluster_size(g, (processes + ppn - 1) / ppn, processes, kPerOrigin);
+}
+
 std::vector<int> consecutive_nodes(int processes, int ppn) {
   std::vector<int> node_of(static_cast<std::size_t>(processes));
   for (int r = 0; r < processes; ++r) node_of[static_cast<std::size_t>(r)] = r / ppn;
@@ -46,14 +53,39 @@ std::vector<Received> route_everything(const ServerMap& map) {
 
 }  // namespace
 
-TEST_CASE("cluster width: default ceil(sqrt(nodes)), clamped to the nodes", "[server_map]") {
-  CHECK(shim::rma::resolve_cluster_size(0, 1) == 1);
-  CHECK(shim::rma::resolve_cluster_size(0, 4) == 2);
-  CHECK(shim::rma::resolve_cluster_size(0, 5) == 3);
-  CHECK(shim::rma::resolve_cluster_size(0, 800) == 29);
-  CHECK(shim::rma::resolve_cluster_size(0, 1000) == 32);
-  CHECK(shim::rma::resolve_cluster_size(7, 3) == 3);
-  CHECK(shim::rma::resolve_cluster_size(2, 5) == 2);
+TEST_CASE("cluster width: auto is ceil(sqrt(nodes)), a width is clamped to the nodes", "[server_map]") {
+  using shim::rma::kClusterSquareRoot;
+  using shim::rma::resolve_cluster_size;
+  CHECK(resolve_cluster_size(kClusterSquareRoot, 1, 1, kPerOrigin) == 1);
+  CHECK(resolve_cluster_size(kClusterSquareRoot, 4, 4, kPerOrigin) == 2);
+  CHECK(resolve_cluster_size(kClusterSquareRoot, 5, 5, kPerOrigin) == 3);
+  CHECK(resolve_cluster_size(kClusterSquareRoot, 800, 9600, kPerOrigin) == 29);
+  CHECK(resolve_cluster_size(kClusterSquareRoot, 1000, 100000, kPerOrigin) == 32);
+  CHECK(resolve_cluster_size(7, 3, 3, kPerOrigin) == 3);
+  CHECK(resolve_cluster_size(2, 5, 5, kPerOrigin) == 2);
+}
+
+TEST_CASE("the default width: direct while unclustered buffers fit the budget, ceil(sqrt(nodes)) beyond",
+          "[server_map]") {
+  using shim::rma::kClusterBeyondBudget;
+  using shim::rma::kDirectPoolBudget;
+  using shim::rma::resolve_cluster_size;
+  // 8 credits of 16 KiB: 512 processes fit in 64 MiB, 513 do not.
+  CHECK(kDirectPoolBudget / kPerOrigin == 512);
+  CHECK(resolve_cluster_size(kClusterBeyondBudget, 64, 512, kPerOrigin) == 1);
+  CHECK(resolve_cluster_size(kClusterBeyondBudget, 65, 513, kPerOrigin) == 9);
+  CHECK(resolve_cluster_size(kClusterBeyondBudget, 800, 9600, kPerOrigin) == 29);
+  CHECK(resolve_cluster_size(kClusterBeyondBudget, 2, 4, kPerOrigin) == 1);
+  // Larger buffers reach the budget with fewer processes.
+  CHECK(resolve_cluster_size(kClusterBeyondBudget, 16, 64, std::int64_t{1} << 20) == 1);
+  CHECK(resolve_cluster_size(kClusterBeyondBudget, 16, 65, std::int64_t{1} << 20) == 4);
+  CHECK(shim::rma::explain_cluster_size(kClusterBeyondBudget, 800, 9600, kPerOrigin) ==
+        "SHIM_SERVER_CLUSTER=budget: unclustered, a server would hold 9600 processes x 128 KiB of request buffers, "
+        "beyond 64 MiB: ceil(sqrt(800 nodes)) = 29");
+  CHECK(shim::rma::explain_cluster_size(kClusterBeyondBudget, 2, 4, kPerOrigin) ==
+        "SHIM_SERVER_CLUSTER=budget: unclustered, a server would hold 4 processes x 128 KiB of request buffers, "
+        "within 64 MiB: direct");
+  CHECK(shim::rma::explain_cluster_size(9, 3, 3, kPerOrigin) == "SHIM_SERVER_CLUSTER=9, at most the 3 nodes");
 }
 
 TEST_CASE("clusters are consecutive, at least g wide, and differ by one node at most", "[server_map]") {
@@ -90,20 +122,20 @@ TEST_CASE("g = 1 is the direct design: every request goes to the target's own se
 
 TEST_CASE("the closed-form model equals the routes, for even and uneven clusters and nodes", "[server_map]") {
   // (processes, ppn, g): g = 1, 2, all nodes, uneven clusters (5 nodes in
-  // twos), a smaller last node, the default width.
+  // twos), a smaller last node, ceil(sqrt(nodes)) (0, auto).
   const std::vector<std::array<int, 3>> layouts = {{8, 2, 1},  {8, 2, 2}, {8, 2, 4},  {10, 2, 2}, {9, 2, 2},
                                                    {9, 2, 0},  {7, 1, 3}, {36, 3, 0}, {64, 2, 0}, {64, 1, 5},
                                                    {50, 4, 3}, {2, 1, 2}, {3, 1, 2},  {1, 1, 0}};
   for (const auto& [processes, ppn, g] : layouts) {
     CAPTURE(processes, ppn, g);
-    const ServerMap map(consecutive_nodes(processes, ppn), g);
+    const ServerMap map(consecutive_nodes(processes, ppn), width_for(processes, ppn, g));
     const std::vector<Received> received = route_everything(map);
     for (int node = 0; node < map.nodes(); ++node) {
       CAPTURE(node);
       const Received& r = received[static_cast<std::size_t>(node)];
       std::set<int> peers = r.direct;
       peers.insert(r.forwarders.begin(), r.forwarders.end());
-      const auto model = model_footprint(processes, ppn, g, node, 8, 16384);
+      const auto model = model_footprint(processes, ppn, width_for(processes, ppn, g), node, 8, 16384);
       const auto mapped = shim::rma::footprint(map, node, 8, 16384);
       CHECK(mapped.direct_origins == static_cast<std::int64_t>(r.direct.size()));
       CHECK(model.direct_origins == static_cast<std::int64_t>(r.direct.size()));
@@ -137,7 +169,7 @@ TEST_CASE("no process's first hop is its own server thread", "[server_map]") {
   for (const auto& [processes, ppn, g] :
        std::vector<std::array<int, 3>>{{8, 1, 2}, {2, 1, 2}, {12, 3, 0}, {64, 1, 8}}) {
     CAPTURE(processes, ppn, g);
-    const ServerMap map(consecutive_nodes(processes, ppn), g);
+    const ServerMap map(consecutive_nodes(processes, ppn), width_for(processes, ppn, g));
     for (int origin = 0; origin < processes; ++origin) {
       for (int target = 0; target < map.nodes(); ++target) {
         if (target != map.node_of(origin)) CHECK(map.first_hop(origin, target) != origin);
@@ -151,7 +183,8 @@ TEST_CASE("no process's first hop is its own server thread", "[server_map]") {
 TEST_CASE("9,600 processes on 800 nodes: at least 10x less request memory per server than unclustered",
           "[server_map]") {
   const auto direct = model_largest_footprint(9600, 12, 1, 8, 16384);
-  const auto clustered = model_largest_footprint(9600, 12, 0, 8, 16384);
+  const auto clustered =
+      model_largest_footprint(9600, 12, width_for(9600, 12, shim::rma::kClusterSquareRoot), 8, 16384);
   CHECK(direct.direct_origins == 9600 - 12);
   CHECK(direct.peers == 9600 - 12);
   const std::int64_t unclustered_bytes = direct.direct_bytes + direct.forward_bytes;
