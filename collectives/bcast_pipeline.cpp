@@ -11,8 +11,15 @@ namespace shim::coll {
 
 namespace {
 
-// Segments a rank keeps in flight from its parent, and per child.
-constexpr std::int64_t kSegmentsInFlight = 8;
+// Segments a rank keeps in flight from its parent, and per child: one on
+// the wire and the next behind it, so a link never waits for a rank to post
+// a segment. More only queue behind those on a real connection, or, where
+// concurrent messages share a link's bandwidth (SimGrid's flow model), make
+// every hop deliver them together, one batch per hop. Emulated 3-subnet
+// network, against 8: ECO unchanged, two-level 0.84x at 1 MiB and 0.94x at
+// 4 MiB (bench/bcast_links.py, 2026-11-27); scale model, ECO-like platform,
+// 64 x 8: 0.66x at 64 KiB.
+constexpr std::int64_t kSegmentsInFlight = 2;
 
 MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
 void* pointer_at(MPI_Aint address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
