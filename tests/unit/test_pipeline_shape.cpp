@@ -103,30 +103,30 @@ TEST_CASE("ECO's fan-out inside subnets: the probe's without two subnets or two 
   CHECK(profile_subnet_fanout(one_size, 4096) == 3);
 }
 
-TEST_CASE("ECO's segments for shorter messages: at least 8 of them, down to twice the fixed cost", "[segment]") {
+TEST_CASE("ECO's segments for shorter messages: at least 4 of them, down to twice the fixed cost", "[segment]") {
   // 1 Gbit/s, 6.7 us: 6.7 us x 125 MB/s = 838 B; x 2 -> 2 KiB, x 4 -> 4 KiB.
   const auto uplinks = profile_segment_range(two_subnets(6.7e-6, 125e6));
   REQUIRE(uplinks.has_value());
   CHECK(uplinks->shortest == 2048);
   CHECK(uplinks->longest == 4096);
   CHECK(uplinks->for_message(1) == 2048);
-  CHECK(uplinks->for_message(16384) == 2048);
-  CHECK(uplinks->for_message(32767) == 2048);
-  CHECK(uplinks->for_message(32768) == 4096);
+  CHECK(uplinks->for_message(8192) == 2048);
+  CHECK(uplinks->for_message(16383) == 2048);
+  CHECK(uplinks->for_message(16384) == 4096);
   CHECK(uplinks->for_message(std::int64_t{1} << 40) == 4096);
   // 100 Mbit/s routers, 136 us: 3.4 KB -> 4 KiB shortest, 8 KiB longest.
   const auto routers = profile_segment_range(two_subnets(136e-6, 12.5e6));
   REQUIRE(routers.has_value());
   CHECK(routers->shortest == 4096);
   CHECK(routers->longest == 8192);
-  CHECK(routers->for_message(32768) == 4096);
-  CHECK(routers->for_message(65536) == 8192);
+  CHECK(routers->for_message(16384) == 4096);
+  CHECK(routers->for_message(32768) == 8192);
   // Fast links, tiny fixed cost: the 1 KiB floor.
   const auto fast = profile_segment_range(two_subnets(1e-7, 1e9));
   REQUIRE(fast.has_value());
   CHECK(fast->shortest == 1024);
   CHECK(fast->longest == 4096);
-  CHECK(fast->for_message(8192) == 1024);
-  CHECK(fast->for_message(16384) == 2048);
+  CHECK(fast->for_message(4096) == 1024);
+  CHECK(fast->for_message(8192) == 2048);
   CHECK(!profile_segment_range(NetworkProfile{}).has_value());
 }
