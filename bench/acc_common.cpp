@@ -100,7 +100,7 @@ const double* origin_data(std::int64_t elements) {
 }
 
 Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, int flushes, int per_flush, double cap,
-                       double busy) {
+                       double busy, Completion completion) {
   const MPI_Win win = w.window(path);
   const int n = static_cast<int>(elements);
   // The target zeroes [0, n], n past the range: it must stay 0.
@@ -115,16 +115,24 @@ Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, in
   Batch b;
   MPI_Request done = MPI_REQUEST_NULL;
   if (rank() == kOrigin) {
-    check(MPI_Win_lock(MPI_LOCK_SHARED, target_rank(), 0, win), "MPI_Win_lock");
+    const bool epoch_each = completion == Completion::unlock;
+    auto lock = [&] { check(MPI_Win_lock(MPI_LOCK_SHARED, target_rank(), 0, win), "MPI_Win_lock"); };
+    auto unlock = [&] { check(MPI_Win_unlock(target_rank(), win), "MPI_Win_unlock"); };
+    if (!epoch_each) lock();
     const double start = MPI_Wtime();
     while (b.flushes < flushes && (cap <= 0 || MPI_Wtime() - start <= cap)) {
+      if (epoch_each) lock();
       for (int k = 0; k < per_flush; ++k)
         check(MPI_Accumulate(data, n, MPI_DOUBLE, target_rank(), 0, n, MPI_DOUBLE, MPI_SUM, win), "MPI_Accumulate");
-      check(MPI_Win_flush(target_rank(), win), "MPI_Win_flush");
+      if (epoch_each) {
+        unlock();
+      } else {
+        check(MPI_Win_flush(target_rank(), win), "MPI_Win_flush");
+      }
       ++b.flushes;
     }
     b.seconds = MPI_Wtime() - start;
-    check(MPI_Win_unlock(target_rank(), win), "MPI_Win_unlock");
+    if (!epoch_each) unlock();
   }
   MPI_Ibarrier(MPI_COMM_WORLD, &done);
   if (rank() == target_rank() && busy > 0) {

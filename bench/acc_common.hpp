@@ -64,13 +64,19 @@ struct Batch {
   int flushes = 0;     // done, on every rank
 };
 
+// How each group of accumulates completes: MPI_Win_flush inside one
+// MPI_Win_lock epoch, or an epoch of its own (MPI_Win_lock ... MPI_Win_unlock,
+// as ARMCI-MPI does per call).
+enum class Completion { flush, unlock };
+
 // Collective. Under MPI_Win_lock(MPI_LOCK_SHARED) the origin runs up to
 // `flushes` times `per_flush` MPI_Accumulate(MPI_SUM) of `elements` doubles
-// then MPI_Win_flush (stopping after `cap` seconds if cap > 0). The target
-// waits in MPI, or computes in `busy`-second stretches without MPI calls,
-// then checks its window: element i holds accumulates x (1 + i % 7).
+// then MPI_Win_flush, or each group in its own epoch (stopping after `cap`
+// seconds if cap > 0). The target waits in MPI, or computes in
+// `busy`-second stretches without MPI calls, then checks its window:
+// element i holds accumulates x (1 + i % 7).
 Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, int flushes, int per_flush,
-                       double cap = 0, double busy = 0);
+                       double cap = 0, double busy = 0, Completion completion = Completion::flush);
 
 // Collective: some accumulates on every window, small and large, so that
 // first-use costs (connections, a server's start, lazy locks) fall outside

@@ -23,6 +23,8 @@ constexpr std::string_view kUsage = R"(      (2 ranks or more: rank 0 the origin
   --window W     accumulates per flush in the bandwidth batches; default 64
   --paths LIST   from native,caller,owner,auto; default native,caller,owner
   --memory M     allocate (MPI_Win_allocate) or create (MPI_Win_create over the benchmark's memory); default allocate
+  --epoch-each   latency with an epoch per accumulate (MPI_Win_lock, MPI_Accumulate, MPI_Win_unlock, as
+                 ARMCI-MPI calls it) instead of MPI_Accumulate + MPI_Win_flush in one epoch
 )";
 
 std::string ratio(const bench::Samples& s, int variant, int base, int field) {
@@ -34,6 +36,7 @@ void benchmark(const bench::Args& args) {
   const int iters = args.count("--iters", 1000, 1), warmup = args.count("--warmup", 5, 1);
   const int rounds = args.count("--rounds", 7, 1), window = args.count("--window", 64, 1);
   const double batch_seconds = args.count("--batch-ms", 50, 1) * 1e-3;
+  const auto completion = args.flag("--epoch-each") ? bench::Completion::unlock : bench::Completion::flush;
   const bench::PathWindows windows(args, sizes);
   bench::first_use(windows);
   const std::vector<std::string>& paths = windows.paths();
@@ -43,11 +46,12 @@ void benchmark(const bench::Args& args) {
   };
   const int native = index("native"), caller = index("caller");
 
-  const bench::Report report(args,
-                             "MPI_Accumulate (MPI_DOUBLE, MPI_SUM) latency (+ MPI_Win_flush each) and bandwidth (" +
-                                 std::to_string(window) +
-                                 " per MPI_Win_flush), rank 0 -> last rank, passive target, one window per path, "
-                                 "paths alternating in one run");
+  const bench::Report report(args, std::string("MPI_Accumulate (MPI_DOUBLE, MPI_SUM) latency (") +
+                                       (completion == bench::Completion::unlock ? "each in its own MPI_Win_lock epoch"
+                                                                                : "+ MPI_Win_flush each") +
+                                       ") and bandwidth (" + std::to_string(window) +
+                                       " per MPI_Win_flush), rank 0 -> last rank, passive target, one window per path, "
+                                       "paths alternating in one run");
   report.line("windows (" + windows.made_by() + ", " + bench::format_bytes(sizes.back()) +
               " per rank, info shim_accumulate -> the path shim took): " + windows.reported());
   report.line("method: per size " + std::to_string(warmup) + " warm-up accumulates per path size the batches (~" +
@@ -65,13 +69,14 @@ void benchmark(const bench::Args& args) {
     const auto variants = static_cast<int>(paths.size());
     std::vector<int> lat_count, bw_count;
     for (int p = 0; p < variants; ++p) {
-      const bench::Batch lat = bench::accumulate_batch(windows, p, n, warmup, 1);
+      const bench::Batch lat = bench::accumulate_batch(windows, p, n, warmup, 1, 0, 0, completion);
       const bench::Batch bw = bench::accumulate_batch(windows, p, n, 1, window);
       lat_count.push_back(bench::batch_size(bench::max_over_ranks(lat.seconds) / warmup, batch_seconds, iters));
       bw_count.push_back(bench::batch_size(bench::max_over_ranks(bw.seconds), batch_seconds, iters));
     }
     const bench::Samples s = bench::alternate(variants, rounds, 2, [&](int p, int) {
-      const bench::Batch lat = bench::accumulate_batch(windows, p, n, lat_count[static_cast<std::size_t>(p)], 1);
+      const bench::Batch lat =
+          bench::accumulate_batch(windows, p, n, lat_count[static_cast<std::size_t>(p)], 1, 0, 0, completion);
       const bench::Batch bw = bench::accumulate_batch(windows, p, n, bw_count[static_cast<std::size_t>(p)], window);
       if (bench::rank() != bench::kOrigin) return std::vector<double>{0, 0};
       return std::vector<double>{lat.seconds / lat.flushes * 1e6, static_cast<double>(bw.flushes) * window *

@@ -114,6 +114,7 @@ int ManagedWindow::create(const Creation& creation, const topo::Hierarchy& hiera
                           void* baseptr, MPI_Win* win) {
   std::unique_ptr<ManagedWindow> w(new ManagedWindow);
   w->flavor_ = creation.flavor;
+  w->locks_held_on_return_ = creation.locks_held_on_return;
   SHIM_TRY(WindowPool::of(creation.comm, hierarchy, w->pool_));
   bool cross_memory = false;
   SHIM_TRY(w->find_memory(creation, cross_memory));
@@ -276,14 +277,15 @@ void ManagedWindow::note_lock(int target, bool nocheck) {
   const std::lock_guard lock(mutex_);
   ++access_.locks;
   if (target >= 0 && static_cast<std::size_t>(target) < epochs_.size()) {
-    epochs_[static_cast<std::size_t>(target)] = nocheck ? Epoch::confirmed : Epoch::unconfirmed;
+    epochs_[static_cast<std::size_t>(target)] =
+        nocheck || locks_held_on_return_ ? Epoch::confirmed : Epoch::unconfirmed;
   }
 }
 
 void ManagedWindow::note_lock_all(bool nocheck) {
   const std::lock_guard lock(mutex_);
   access_.lock_all = true;
-  std::fill(epochs_.begin(), epochs_.end(), nocheck ? Epoch::confirmed : Epoch::unconfirmed);
+  std::fill(epochs_.begin(), epochs_.end(), nocheck || locks_held_on_return_ ? Epoch::confirmed : Epoch::unconfirmed);
 }
 
 void ManagedWindow::note_unlock(int target) {
@@ -328,10 +330,11 @@ void ManagedWindow::note_complete() {
   std::fill(access_.started.begin(), access_.started.end(), std::uint8_t{0});
 }
 
-// MPICH grants passive-target locks lazily, at the first operation or at
-// unlock. An operation shim applies itself must not start before MPI's lock
-// is really held, or it could land inside another origin's exclusive epoch:
-// a one-byte get, flushed, makes MPI acquire it.
+// MPICH's ch3 device grants passive-target locks lazily, at the first
+// operation or at unlock. An operation shim applies itself must not start
+// before MPI's lock is really held, or it could land inside another origin's
+// exclusive epoch: a one-byte get, flushed, makes MPI acquire it. Where
+// MPI_Win_lock returns only with the lock held (ch4), epochs start confirmed.
 int ManagedWindow::confirm_epoch(int target) {
   Epoch& epoch = epochs_[static_cast<std::size_t>(target)];
   if (epoch != Epoch::unconfirmed) return MPI_SUCCESS;

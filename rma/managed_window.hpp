@@ -41,6 +41,10 @@ class ManagedWindow {
     int disp_unit = 1;
     MPI_Info info = MPI_INFO_NULL;
     MPI_Comm comm = MPI_COMM_NULL;
+    // MPI_Win_lock and MPI_Win_lock_all return only once MPI holds the lock
+    // (MPICH's ch4 device); otherwise shim confirms the lock before it
+    // applies an operation itself (confirm_epoch).
+    bool locks_held_on_return = false;
   };
   // The path the settings ask for: SHIM_ACCUMULATE, or the window's info
   // key shim_accumulate; nullopt lets the policy table decide.
@@ -146,6 +150,7 @@ class ManagedWindow {
   std::shared_ptr<WindowPool> pool_;  // the communicators and memory shared with the comm's other windows
   WindowPool::Carving carving_;
   bool carved_ = false;
+  bool locks_held_on_return_ = false;
   unsigned char* base_ = nullptr;  // this process's part (MPI_Win_create: the caller's memory)
   OwnedWin user_;                  // the user's window, over base_
   OwnedWin caller_;                // disp_unit 1, for caller-computes

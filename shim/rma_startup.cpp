@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <string>
+#include <string_view>
 
 #include "common/log.hpp"
 #include "rma/datatype_layout.hpp"
+#include "rma/lock_grant.hpp"
 #include "rma/managed_window.hpp"
 #include "rma/rma_runtime.hpp"
 #include "rma/window_pool.hpp"
@@ -15,6 +17,14 @@ namespace shim {
 namespace {
 
 std::atomic<bool> g_ready{false};
+std::atomic<bool> g_locks_held_on_return{false};
+
+bool read_lock_grant() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return false;
+  return rma::locks_held_on_return(std::string_view(version, static_cast<std::size_t>(length)));
+}
 
 // Servers need MPI_THREAD_MULTIPLE (a thread calls MPI beside the
 // application) and every process's MPI_Init (they start collectively).
@@ -78,6 +88,7 @@ void start_rma_wing(StartMode mode) {
     print_line("could not create the window keyvals; MPI_Win_allocate stays native");
     return;
   }
+  g_locks_held_on_return.store(read_lock_grant());
   g_ready.store(true);
   start_servers_if_wanted(mode);
 }
@@ -93,5 +104,7 @@ void stop_rma_wing() {
 }
 
 bool rma_wing_ready() { return g_ready.load(std::memory_order_relaxed); }
+
+bool mpi_locks_held_on_return() { return g_locks_held_on_return.load(std::memory_order_relaxed); }
 
 }  // namespace shim

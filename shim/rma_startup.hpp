@@ -15,6 +15,9 @@ void start_rma_wing(StartMode mode);
 void stop_rma_wing();
 // Whether MPI_Win_allocate may create shim's windows.
 bool rma_wing_ready();
+// Whether this MPI's MPI_Win_lock returns only with the lock held
+// (rma/lock_grant.hpp), read once when the wing starts.
+bool mpi_locks_held_on_return();
 // The running servers' clusters in one line: how many, the largest
 // server's buffers and peers, and why the width is what it is.
 std::string describe_server_clusters();
