@@ -7,10 +7,18 @@
 
 namespace shim::rma {
 
+namespace {
+
+bool within_direct_budget(std::int64_t processes, std::int64_t bytes_per_origin) {
+  return processes * bytes_per_origin <= kDirectPoolBudget;
+}
+
+}  // namespace
+
 int resolve_cluster_size(int requested, int nodes, std::int64_t processes, std::int64_t bytes_per_origin) {
   nodes = std::max(nodes, 1);
   if (requested == kClusterBeyondBudget) {
-    requested = processes * bytes_per_origin <= kDirectPoolBudget ? 1 : kClusterSquareRoot;
+    requested = within_direct_budget(processes, bytes_per_origin) ? 1 : kClusterSquareRoot;
   }
   if (requested == kClusterSquareRoot) {
     int width = static_cast<int>(std::sqrt(static_cast<double>(nodes)));
@@ -29,8 +37,7 @@ std::string explain_cluster_size(int requested, int nodes, std::int64_t processe
   }
   const std::string square_root = "ceil(sqrt(" + nodes_text + ")) = " + std::to_string(width);
   if (requested == kClusterSquareRoot) return "SHIM_SERVER_CLUSTER=auto: " + square_root;
-  const std::int64_t unclustered = processes * bytes_per_origin;
-  const bool within = unclustered <= kDirectPoolBudget;
+  const bool within = within_direct_budget(processes, bytes_per_origin);
   return "SHIM_SERVER_CLUSTER=budget: unclustered, a server would hold " + std::to_string(processes) + " processes x " +
          format_bytes(bytes_per_origin) + " of request buffers, " + (within ? "within " : "beyond ") +
          format_bytes(kDirectPoolBudget) + ": " + (within ? std::string("direct") : square_root);

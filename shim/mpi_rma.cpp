@@ -123,7 +123,8 @@ ManagedWindow::PathRequest path_request(MPI_Info info, MPI_Comm comm) {
 
 // Collective over comm: a managed window, its decision announced under
 // SHIM_VERBOSE. MPI error code.
-int create_managed(const ManagedWindow::Creation& creation, void* baseptr, MPI_Win* win) {
+int create_managed(ManagedWindow::Creation creation, void* baseptr, MPI_Win* win) {
+  creation.locks_held_on_return = shim::mpi_locks_held_on_return();
   const MPI_Comm comm = creation.comm;
   shim::CommState* state = nullptr;
   const shim::topo::Hierarchy* hierarchy = nullptr;
@@ -150,9 +151,8 @@ SHIM_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
       baseptr == nullptr || win == nullptr || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
     return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
   }
-  return shim::raise_on_comm(comm, create_managed({ManagedWindow::Flavor::allocate, nullptr, size, disp_unit, info,
-                                                   comm, shim::mpi_locks_held_on_return()},
-                                                  baseptr, win));
+  return shim::raise_on_comm(
+      comm, create_managed({ManagedWindow::Flavor::allocate, nullptr, size, disp_unit, info, comm}, baseptr, win));
 }
 
 SHIM_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
@@ -168,9 +168,8 @@ SHIM_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Inf
       (base == nullptr && size > 0) || win == nullptr || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
     return PMPI_Win_create(base, size, disp_unit, info, comm, win);
   }
-  return shim::raise_on_comm(comm, create_managed({ManagedWindow::Flavor::create, base, size, disp_unit, info, comm,
-                                                   shim::mpi_locks_held_on_return()},
-                                                  nullptr, win));
+  return shim::raise_on_comm(
+      comm, create_managed({ManagedWindow::Flavor::create, base, size, disp_unit, info, comm}, nullptr, win));
 }
 
 SHIM_EXPORT int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,

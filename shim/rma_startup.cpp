@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <string>
-#include <string_view>
 
 #include "common/log.hpp"
 #include "rma/datatype_layout.hpp"
@@ -18,13 +17,6 @@ namespace {
 
 std::atomic<bool> g_ready{false};
 std::atomic<bool> g_locks_held_on_return{false};
-
-bool read_lock_grant() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return false;
-  return rma::locks_held_on_return(std::string_view(version, static_cast<std::size_t>(length)));
-}
 
 // Servers need MPI_THREAD_MULTIPLE (a thread calls MPI beside the
 // application) and every process's MPI_Init (they start collectively).
@@ -88,7 +80,7 @@ void start_rma_wing(StartMode mode) {
     print_line("could not create the window keyvals; MPI_Win_allocate stays native");
     return;
   }
-  g_locks_held_on_return.store(read_lock_grant());
+  g_locks_held_on_return.store(rma::locks_held_on_return(mpi_library_version()));
   g_ready.store(true);
   start_servers_if_wanted(mode);
 }

@@ -214,4 +214,11 @@ void remember_thread_level_asked(int level) { g_thread_level_asked.store(level);
 int thread_level_asked() { return g_thread_level_asked.load(); }
 int world_rank() { return g_world_rank; }
 
+std::string mpi_library_version() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return {};
+  return std::string(version, static_cast<std::size_t>(length));
+}
+
 }  // namespace shim

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 
 #include "collectives/bcast_tree.hpp"
 #include "shim/config.hpp"
@@ -81,5 +82,7 @@ bool server_wanted_before_init();
 void remember_thread_level_asked(int level);
 int thread_level_asked();
 int world_rank();
+// MPI_Get_library_version's whole text; empty if MPI cannot say.
+std::string mpi_library_version();
 
 }  // namespace shim

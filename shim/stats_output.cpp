@@ -63,10 +63,8 @@ std::string host_name() {
 }
 
 std::string mpi_library() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return "unknown";
-  std::string text(version, static_cast<std::size_t>(length));
+  std::string text = mpi_library_version();
+  if (text.empty()) return "unknown";
   text = text.substr(0, text.find('\n'));
   std::replace(text.begin(), text.end(), '\t', ' ');  // MPICH's "Version:\t4.0.2"
   return text;
