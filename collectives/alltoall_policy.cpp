@@ -65,4 +65,23 @@ const AlltoallPolicy& alltoall_policy() { return kPolicy; }
 
 bool alltoall_native_for_every_block(int nodes, int ppn) { return nodes <= 1 || ppn <= 1; }
 
+std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
+  switch (algorithm) {
+    case AlltoallAlgorithm::native:
+      return 0;
+    case AlltoallAlgorithm::sa:
+    case AlltoallAlgorithm::rd:
+      return aggregated_bytes(facts);
+    case AlltoallAlgorithm::leader:
+      return leader_bytes(facts);
+  }
+  return 0;
+}
+
+RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
+  return largest_rail_message_bytes(algorithm, facts) <= facts.thresholds.rail_point_to_point_max_bytes
+             ? RailStep::point_to_point
+             : RailStep::native_alltoall;
+}
+
 }  // namespace shim::coll

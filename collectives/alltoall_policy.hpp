@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "collectives/alltoall_algorithm.hpp"
+#include "collectives/schedule.hpp"
 #include "common/rule_table.hpp"
 #include "topology/nic_class.hpp"
 
@@ -22,6 +23,13 @@ struct AlltoallThresholds {
   // On offload NICs, leader-based while one leader-to-leader message
   // (ppn^2 x block) stays this small; beyond it the leader's copies dominate.
   std::int64_t leader_max_bytes = 8 * 1024;
+  // The rail step of SA, RD and leader-based (an alltoall among equal local
+  // ranks, or among leaders) posts its messages at once, point to point,
+  // while each is at most this big. MPICH's own alltoall would run Bruck
+  // there below 256 B: log2(nodes) rounds that forward most bytes several
+  // times, where aggregation has already cut the message count ppn-fold.
+  // Beyond it MPICH paces large messages pairwise.
+  std::int64_t rail_point_to_point_max_bytes = 32 * 1024;
 };
 
 struct AlltoallFacts {
@@ -36,6 +44,13 @@ using AlltoallRule = Rule<AlltoallFacts, AlltoallAlgorithm>;
 using AlltoallPolicy = RuleTable<AlltoallFacts, AlltoallAlgorithm>;
 
 const AlltoallPolicy& alltoall_policy();
+
+// The largest message of `algorithm`'s rail step anywhere in the layout:
+// ppn x block for SA and RD, ppn^2 x block between leaders (0 for native).
+// It depends only on facts every rank shares, so all take the same step.
+std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
+
+RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 
 // True when the table picks native for every block size: one node, or one
 // process per node. Every sub-communicator of such a layout is one too.

@@ -17,7 +17,7 @@ int user_buffer(const void* base, MPI_Count count, MPI_Datatype type, BlockBuffe
 
 }  // namespace
 
-int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Schedule& schedule,
+int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Schedule& schedule, RailStep rail_step,
                  const topo::Hierarchy& hierarchy, ScratchBuffer& scratch) {
   const std::int64_t stage_bytes = schedule.stage_blocks * block_bytes;
   std::byte* stage = scratch.get(static_cast<std::size_t>(stage_bytes), args.recvbuf);
@@ -35,7 +35,7 @@ int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Sched
   }
   buffers.stage = {stage, MPI_PACKED, block_bytes, block_bytes};
 
-  const int rc = run_schedule(schedule, buffers, hierarchy.shadow(), hierarchy.rail());
+  const int rc = run_schedule(schedule, buffers, hierarchy.shadow(), hierarchy.rail(), rail_step);
   scratch.release_if_large();
   return rc;
 }

@@ -24,7 +24,7 @@ struct AlltoallArgs {
 
 // block_bytes: the packed size of one block, equal on both sides.
 // Returns MPI_SUCCESS or an MPI error code (not yet raised on any handler).
-int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Schedule& schedule,
+int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Schedule& schedule, RailStep rail_step,
                  const topo::Hierarchy& hierarchy, ScratchBuffer& scratch);
 
 }  // namespace shim::coll

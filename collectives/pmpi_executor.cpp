@@ -12,6 +12,13 @@ namespace shim::coll {
 
 namespace {
 
+// Messages of a point-to-point rail step in flight per rank and direction: a
+// new one starts as soon as one completes, so the link stays busy without a
+// rank putting a message for every node on its NIC and into the receivers'
+// queues at once (MPICH's scattered alltoall paces itself the same way, in
+// batches: MPIR_CVAR_ALLTOALL_THROTTLE).
+constexpr int kRailWindow = 8;
+
 // Address arithmetic goes through MPI_Aint so that user buffers given as
 // MPI_BOTTOM (absolute-address datatypes) never see pointer arithmetic on null.
 MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
@@ -96,6 +103,60 @@ int run_exchange(const Phase& phase, int tag, const ScheduleBuffers& buffers, MP
   return rc != MPI_SUCCESS ? rc : wait_rc;
 }
 
+// A rail step as point-to-point messages, at most kRailWindow each way in
+// flight. Step j sends to rail rank me + j and receives from me - j, so the
+// ranks of a rail start at different peers instead of all at rail rank 0,
+// and every send's receive is among the first steps its peer posts. The
+// lowest step still in flight anywhere always has its receive posted, so the
+// exchange cannot deadlock, whatever the message protocol.
+int run_rail_point_to_point(const Phase& phase, int tag, const ScheduleBuffers& buffers, MPI_Comm rail) {
+  if (!rail_call_shape(phase).valid) return MPI_ERR_INTERN;
+  int me = 0;
+  SHIM_TRY(PMPI_Comm_rank(rail, &me));
+  const auto peers = static_cast<int>(phase.sends.size());
+  const int window = std::min(kRailWindow, peers);
+  // Slots [0, window) receive, [window, 2 window) send; each keeps its
+  // message's buffer description alive while in flight.
+  std::vector<MPI_Request> requests(static_cast<std::size_t>(2 * window), MPI_REQUEST_NULL);
+  std::vector<MessageBuffer> messages(requests.size());
+  int next_recv = 0;
+  int next_send = 0;
+  auto start = [&](int slot) -> int {
+    const bool receive = slot < window;
+    int& step = receive ? next_recv : next_send;
+    if (step == peers) return MPI_SUCCESS;
+    const int index = receive ? (me - step + peers) % peers : (me + step) % peers;
+    const Transfer& transfer = (receive ? phase.recvs : phase.sends)[static_cast<std::size_t>(index)];
+    ++step;
+    MessageBuffer& message = messages[static_cast<std::size_t>(slot)];
+    message = MessageBuffer{};
+    SHIM_TRY(message.describe(transfer.runs, buffers));
+    MPI_Request* request = &requests[static_cast<std::size_t>(slot)];
+    return receive
+               ? PMPI_Irecv_c(message.address(), message.count(), message.type(), transfer.peer, tag, rail, request)
+               : PMPI_Isend_c(message.address(), message.count(), message.type(), transfer.peer, tag, rail, request);
+  };
+  int rc = MPI_SUCCESS;
+  // Receives first, so that every send finds its receive posted.
+  for (int slot = 0; slot < 2 * window && rc == MPI_SUCCESS; ++slot) rc = start(slot);
+  while (rc == MPI_SUCCESS) {
+    int done = MPI_UNDEFINED;
+    rc = PMPI_Waitany(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || done == MPI_UNDEFINED) break;
+    rc = start(done);
+  }
+  if (rc == MPI_SUCCESS) return MPI_SUCCESS;
+  // As in run_exchange: posted operations still reference buffers, and a
+  // peer may never send after an error.
+  for (int slot = 0; slot < window; ++slot) {
+    if (requests[static_cast<std::size_t>(slot)] != MPI_REQUEST_NULL) {
+      static_cast<void>(PMPI_Cancel(&requests[static_cast<std::size_t>(slot)]));
+    }
+  }
+  static_cast<void>(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  return rc;
+}
+
 int run_rail_alltoall(const Phase& phase, const ScheduleBuffers& buffers, MPI_Comm rail) {
   const RailCallShape shape = rail_call_shape(phase);
   if (!shape.valid) return MPI_ERR_INTERN;
@@ -127,13 +188,19 @@ int run_rail_alltoall(const Phase& phase, const ScheduleBuffers& buffers, MPI_Co
 
 }  // namespace
 
-int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_Comm shadow, MPI_Comm rail) {
+int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_Comm shadow, MPI_Comm rail,
+                 RailStep rail_step) {
   for (std::size_t i = 0; i < schedule.phases.size(); ++i) {
     const Phase& phase = schedule.phases[i];
     if (phase.sends.empty() && phase.recvs.empty()) continue;
-    SHIM_TRY(phase.kind == PhaseKind::rail_alltoall
-                 ? run_rail_alltoall(phase, buffers, rail)
-                 : run_exchange(phase, tags::kAlltoallPhase + static_cast<int>(i), buffers, shadow));
+    const int tag = tags::kAlltoallPhase + static_cast<int>(i);
+    if (phase.kind == PhaseKind::exchange) {
+      SHIM_TRY(run_exchange(phase, tag, buffers, shadow));
+    } else {
+      // A rail phase's peers are ranks of the rail communicator either way.
+      SHIM_TRY(rail_step == RailStep::point_to_point ? run_rail_point_to_point(phase, tag, buffers, rail)
+                                                     : run_rail_alltoall(phase, buffers, rail));
+    }
   }
   return MPI_SUCCESS;
 }

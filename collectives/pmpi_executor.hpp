@@ -28,8 +28,9 @@ struct ScheduleBuffers {
 };
 
 // `shadow`: private dup of the collective's communicator (exchange phases);
-// `rail`: this process's rail communicator (rail_alltoall phases).
-// Returns MPI_SUCCESS or the first MPI error code.
-int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_Comm shadow, MPI_Comm rail);
+// `rail`: this process's rail communicator (rail_alltoall phases, run as
+// `rail_step` says). Returns MPI_SUCCESS or the first MPI error code.
+int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_Comm shadow, MPI_Comm rail,
+                 RailStep rail_step);
 
 }  // namespace shim::coll

@@ -54,6 +54,12 @@ struct Schedule {
   std::int64_t stage_blocks = 0;
 };
 
+// How a rail_alltoall phase is carried out: its messages sent point to point
+// on the rail communicator, or one call of the native MPI_Alltoall(v) there,
+// with MPI's own choice of algorithm. Every rank of a collective must take
+// the same one.
+enum class RailStep : std::uint8_t { point_to_point, native_alltoall };
+
 // How a rail_alltoall phase maps onto one native call: either every peer gets
 // one run of the same size at a constant stride (MPI_Alltoall), or each peer
 // gets one run of its own size (MPI_Alltoallv).

@@ -9,21 +9,38 @@ AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hiera
   return {block_bytes, layout.nodes(), layout.max_ppn(), config().nic, config().alltoall_thresholds};
 }
 
+namespace {
+
+// How the rail step runs, for algorithms that have one.
+std::string explain_rail_step(coll::AlltoallAlgorithm algorithm, const coll::AlltoallFacts& facts) {
+  const bool point_to_point = coll::rail_step_for(algorithm, facts) == coll::RailStep::point_to_point;
+  return std::string(point_to_point ? "; rail step point-to-point" : "; rail step by MPI_Alltoall") +
+         " (largest message " + format_bytes(coll::largest_rail_message_bytes(algorithm, facts)) +
+         (point_to_point ? " <= " : " > ") + "SHIM_ALLTOALL_RAIL_P2P_MAX " +
+         format_bytes(facts.thresholds.rail_point_to_point_max_bytes) + ")";
+}
+
 // How the layout shapes a hierarchical algorithm.
-std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, CommState&,
-                                       const topo::Hierarchy& hierarchy, std::int64_t) {
-  const topo::Layout& layout = hierarchy.layout();
-  if (decision.algorithm == Algorithm::native) return "";
+std::string explain_layout(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout) {
   if (!layout.uniform()) {
-    return decision.algorithm == Algorithm::leader
+    return algorithm == coll::AlltoallAlgorithm::leader
                ? "; uneven nodes: leaders exchange with alltoallv"
                : "; uneven nodes: the inter-node step runs point-to-point, local rank y%ppn stands in for "
                  "missing local ranks";
   }
-  if (!layout.consecutive() && decision.algorithm != Algorithm::leader) {
+  if (!layout.consecutive() && algorithm != coll::AlltoallAlgorithm::leader) {
     return "; non-consecutive placement: each node's blocks pass through a staging buffer";
   }
   return "";
+}
+
+}  // namespace
+
+std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, CommState& state,
+                                       const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
+  if (decision.algorithm == Algorithm::native) return "";
+  return explain_layout(decision.algorithm, hierarchy.layout()) +
+         explain_rail_step(decision.algorithm, facts(state, hierarchy, block_bytes));
 }
 
 Measured AlltoallCall::measure(CommState&) const {
@@ -78,7 +95,8 @@ void AlltoallCall::record(const Decision<AlltoallCall>& decision, CommState& sta
 
 int AlltoallCall::run(const Decision<AlltoallCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                       std::int64_t block_bytes) const {
-  return coll::run_alltoall(args, block_bytes, state.alltoall_plan(decision.algorithm).schedule, hierarchy,
+  return coll::run_alltoall(args, block_bytes, state.alltoall_plan(decision.algorithm).schedule,
+                            coll::rail_step_for(decision.algorithm, facts(state, hierarchy, block_bytes)), hierarchy,
                             state.scratch());
 }
 

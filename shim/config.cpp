@@ -81,6 +81,12 @@ constexpr std::array kSpecs = {
         "SHIM_ALLTOALL_LEADER_MAX", "bytes, optional K|M|G suffix", "8K",
         "offload NICs: auto picks leader-based while ppn^2 x block bytes <= this",
         [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.leader_max_bytes); }},
+    SettingSpec{"SHIM_ALLTOALL_RAIL_P2P_MAX", "bytes, optional K|M|G suffix", "32K",
+                "SA, RD and leader-based: the inter-node step posts its messages at once while each is <= this "
+                "many bytes; larger ones go through MPI_Alltoall",
+                [](std::string_view t, Config& c) {
+                  return parse_byte_size(t, c.alltoall_thresholds.rail_point_to_point_max_bytes);
+                }},
     SettingSpec{"SHIM_PROFILE", "path of a shim-probe profile (JSON)", "unset (no profile)",
                 "the measured network: subnets for ECO broadcasts, NIC class, tree fan-out. A file that cannot be "
                 "used is reported in one line and ignored",

@@ -264,6 +264,11 @@ void print_policy() {
     std::cout << "  SHIM_ALLTOALL=" << shim::choice_name(config.alltoall) << " overrides this table\n";
   }
   print_rules(shim::coll::alltoall_policy());
+  std::cout
+      << "  the inter-node (rail) step of sa, rd and leader sends point to point (8 in flight each way) while its "
+      << "largest message is <= "
+      << "SHIM_ALLTOALL_RAIL_P2P_MAX=" << shim::format_bytes(thresholds.rail_point_to_point_max_bytes)
+      << ", else calls MPI_Alltoall\n";
 }
 
 // Inter-node messages per alltoall call, summed over each node's ranks and

@@ -85,3 +85,24 @@ TEST_CASE("byte formatting", "[policy]") {
   CHECK(shim::format_bytes(3 << 20) == "3 MiB");
   CHECK(shim::format_bytes(1536) == "1536 B");
 }
+
+TEST_CASE("rail steps go point-to-point up to RAIL_P2P_MAX per message, through MPI_Alltoall beyond", "[policy]") {
+  using shim::coll::largest_rail_message_bytes;
+  using shim::coll::rail_step_for;
+  using shim::coll::RailStep;
+  const AlltoallFacts sixteen_per_node{2048, 64, 16, NicClass::onload, {}};  // 16 x 2 KiB = 32 KiB
+  CHECK(largest_rail_message_bytes(AlltoallAlgorithm::sa, sixteen_per_node) == 32 * 1024);
+  CHECK(largest_rail_message_bytes(AlltoallAlgorithm::rd, sixteen_per_node) == 32 * 1024);
+  CHECK(largest_rail_message_bytes(AlltoallAlgorithm::leader, sixteen_per_node) == 512 * 1024);
+  CHECK(largest_rail_message_bytes(AlltoallAlgorithm::native, sixteen_per_node) == 0);
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, sixteen_per_node) == RailStep::point_to_point);
+  CHECK(rail_step_for(AlltoallAlgorithm::leader, sixteen_per_node) == RailStep::native_alltoall);
+  const AlltoallFacts one_more{2049, 64, 16, NicClass::onload, {}};
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, one_more) == RailStep::native_alltoall);
+  // Products beyond int64 must not wrap into "small".
+  const AlltoallFacts huge{std::int64_t{1} << 60, 2, 1 << 20, NicClass::onload, {}};
+  CHECK(rail_step_for(AlltoallAlgorithm::leader, huge) == RailStep::native_alltoall);
+  AlltoallThresholds never;
+  never.rail_point_to_point_max_bytes = 0;
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 64, 16, NicClass::onload, never}) == RailStep::native_alltoall);
+}

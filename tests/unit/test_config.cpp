@@ -31,6 +31,7 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   CHECK(parsed.config.nic == shim::topo::NicClass::onload);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 4096);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
+  CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes == 32768);
   CHECK(parsed.config.server_cluster == shim::rma::kClusterBeyondBudget);
   CHECK(parsed.config.server_credits == 8);
   CHECK(parsed.config.server_buffer_bytes == 16384);
@@ -73,7 +74,8 @@ TEST_CASE("valid settings are applied", "[config]") {
                              {"SHIM_NODE_SIZE", "4"},
                              {"SHIM_NIC", "offload"},
                              {"SHIM_ALLTOALL_SA_MAX", "32K"},
-                             {"SHIM_ALLTOALL_LEADER_MAX", "1m"}});
+                             {"SHIM_ALLTOALL_LEADER_MAX", "1m"},
+                             {"SHIM_ALLTOALL_RAIL_P2P_MAX", "0"}});
   CHECK(parsed.problems.empty());
   CHECK_FALSE(parsed.config.enabled);
   CHECK(parsed.config.alltoall == AlltoallAlgorithm::leader);
@@ -83,6 +85,7 @@ TEST_CASE("valid settings are applied", "[config]") {
   CHECK(parsed.config.nic == shim::topo::NicClass::offload);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 32 * 1024);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 1024 * 1024);
+  CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes == 0);
 }
 
 TEST_CASE("a malformed setting gives one line naming variable, value and accepted values", "[config]") {
@@ -101,16 +104,17 @@ TEST_CASE("a malformed setting gives one line naming variable, value and accepte
 
 TEST_CASE("every kind of malformed value is rejected without side effects", "[config]") {
   for (const auto& [name, value] :
-       std::map<std::string, std::string>{{"SHIM_NODE_SIZE", "0"},
-                                          {"SHIM_NODE_SIZE", "-2"},
-                                          {"SHIM_NODE_SIZE", "4x"},
-                                          {"SHIM_ENABLE", "2"},
-                                          {"SHIM_ENABLE", ""},
-                                          {"SHIM_NIC", "Onload"},
-                                          {"SHIM_ALLTOALL_SA_MAX", "16Q"},
-                                          {"SHIM_ALLTOALL_SA_MAX", "-1"},
-                                          {"SHIM_ALLTOALL_LEADER_MAX", "99999999999999999999"},
-                                          {"SHIM_ALLTOALL_LEADER_MAX", "9000000000G"}}) {
+       std::vector<std::pair<std::string, std::string>>{{"SHIM_NODE_SIZE", "0"},
+                                                        {"SHIM_NODE_SIZE", "-2"},
+                                                        {"SHIM_NODE_SIZE", "4x"},
+                                                        {"SHIM_ENABLE", "2"},
+                                                        {"SHIM_ENABLE", ""},
+                                                        {"SHIM_NIC", "Onload"},
+                                                        {"SHIM_ALLTOALL_SA_MAX", "16Q"},
+                                                        {"SHIM_ALLTOALL_SA_MAX", "-1"},
+                                                        {"SHIM_ALLTOALL_LEADER_MAX", "99999999999999999999"},
+                                                        {"SHIM_ALLTOALL_LEADER_MAX", "9000000000G"},
+                                                        {"SHIM_ALLTOALL_RAIL_P2P_MAX", "32 K"}}) {
     INFO(name << "=" << value);
     const auto parsed = parse({{name, value}});
     CHECK(parsed.problems.size() == 1);
@@ -119,6 +123,8 @@ TEST_CASE("every kind of malformed value is rejected without side effects", "[co
     CHECK(parsed.config.enabled == defaults.enabled);
     CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == defaults.alltoall_thresholds.sa_max_bytes);
     CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == defaults.alltoall_thresholds.leader_max_bytes);
+    CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes ==
+          defaults.alltoall_thresholds.rail_point_to_point_max_bytes);
   }
 }
 
