@@ -78,10 +78,44 @@ std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const Allto
   return 0;
 }
 
+namespace {
+
+int bruck_rounds(int ranks) {
+  int rounds = 0;
+  while ((1 << rounds) < ranks) ++rounds;
+  return rounds;
+}
+
+int window_waves(int ranks) { return (ranks - 1 + kRailWindow - 1) / kRailWindow; }
+
+bool bruck_for_tiny_messages(std::int64_t bytes, int ranks) {
+  return bytes < kRailTinyBytes && window_waves(ranks) > bruck_rounds(ranks);
+}
+
+}  // namespace
+
 RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
-  return largest_rail_message_bytes(algorithm, facts) <= facts.thresholds.rail_point_to_point_max_bytes
-             ? RailStep::point_to_point
-             : RailStep::native_alltoall;
+  const std::int64_t bytes = largest_rail_message_bytes(algorithm, facts);
+  return bytes > facts.thresholds.rail_point_to_point_max_bytes || bruck_for_tiny_messages(bytes, facts.nodes)
+             ? RailStep::native_alltoall
+             : RailStep::point_to_point;
+}
+
+std::string explain_rail_step(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
+  const std::int64_t bytes = largest_rail_message_bytes(algorithm, facts);
+  const std::string largest = "largest message " + format_bytes(bytes);
+  const std::string limit =
+      "SHIM_ALLTOALL_RAIL_P2P_MAX " + format_bytes(facts.thresholds.rail_point_to_point_max_bytes);
+  if (bytes > facts.thresholds.rail_point_to_point_max_bytes) {
+    return "rail step by MPI_Alltoall (" + largest + " > " + limit + ")";
+  }
+  if (bruck_for_tiny_messages(bytes, facts.nodes)) {
+    return "rail step by MPI_Alltoall (" + largest + " < " + format_bytes(kRailTinyBytes) + " between " +
+           std::to_string(facts.nodes) + " nodes: " + std::to_string(bruck_rounds(facts.nodes)) +
+           " Bruck rounds against " + std::to_string(window_waves(facts.nodes)) + " waves of " +
+           std::to_string(kRailWindow) + ")";
+  }
+  return "rail step point-to-point (" + largest + " <= " + limit + ")";
 }
 
 }  // namespace shim::coll

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/schedule.hpp"
@@ -50,7 +51,18 @@ const AlltoallPolicy& alltoall_policy();
 // It depends only on facts every rank shares, so all take the same step.
 std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 
+// Below this, MPI_Alltoall's Bruck (MPICH's choice for messages under 256 B)
+// beats a point-to-point rail step where it needs fewer rounds than the
+// window needs waves. From the tiny sweep (docs/scale/tiny.md, onload
+// platform, 64 nodes): rail messages of 4-8 B went 1.1-1.5x slower point to
+// point, 16 B ones tied at 64 x 8 and won at 64 x 16 (7.7 against 9.0 us).
+inline constexpr std::int64_t kRailTinyBytes = 16;
+
+// Point to point unless the largest message is over
+// SHIM_ALLTOALL_RAIL_P2P_MAX, or tiny between so many nodes that Bruck's
+// rounds are fewer than the point-to-point window's waves.
 RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
+std::string explain_rail_step(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 
 // True when the table picks native for every block size: one node, or one
 // process per node. Every sub-communicator of such a layout is one too.

@@ -12,13 +12,6 @@ namespace shim::coll {
 
 namespace {
 
-// Messages of a point-to-point rail step in flight per rank and direction: a
-// new one starts as soon as one completes, so the link stays busy without a
-// rank putting a message for every node on its NIC and into the receivers'
-// queues at once (MPICH's scattered alltoall paces itself the same way, in
-// batches: MPIR_CVAR_ALLTOALL_THROTTLE).
-constexpr int kRailWindow = 8;
-
 // Address arithmetic goes through MPI_Aint so that user buffers given as
 // MPI_BOTTOM (absolute-address datatypes) never see pointer arithmetic on null.
 MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }

@@ -60,6 +60,13 @@ struct Schedule {
 // the same one.
 enum class RailStep : std::uint8_t { point_to_point, native_alltoall };
 
+// Messages of a point-to-point rail step in flight per rank and direction: a
+// new one starts as soon as one completes, so the link stays busy without a
+// rank putting a message for every node on its NIC and into the receivers'
+// queues at once (MPICH's scattered alltoall paces itself the same way, in
+// batches: MPIR_CVAR_ALLTOALL_THROTTLE).
+inline constexpr int kRailWindow = 8;
+
 // How a rail_alltoall phase maps onto one native call: either every peer gets
 // one run of the same size at a constant stride (MPI_Alltoall), or each peer
 // gets one run of its own size (MPI_Alltoallv).

@@ -11,15 +11,6 @@ AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hiera
 
 namespace {
 
-// How the rail step runs, for algorithms that have one.
-std::string explain_rail_step(coll::AlltoallAlgorithm algorithm, const coll::AlltoallFacts& facts) {
-  const bool point_to_point = coll::rail_step_for(algorithm, facts) == coll::RailStep::point_to_point;
-  return std::string(point_to_point ? "; rail step point-to-point" : "; rail step by MPI_Alltoall") +
-         " (largest message " + format_bytes(coll::largest_rail_message_bytes(algorithm, facts)) +
-         (point_to_point ? " <= " : " > ") + "SHIM_ALLTOALL_RAIL_P2P_MAX " +
-         format_bytes(facts.thresholds.rail_point_to_point_max_bytes) + ")";
-}
-
 // How the layout shapes a hierarchical algorithm.
 std::string explain_layout(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout) {
   if (!layout.uniform()) {
@@ -39,8 +30,8 @@ std::string explain_layout(coll::AlltoallAlgorithm algorithm, const topo::Layout
 std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, CommState& state,
                                        const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
   if (decision.algorithm == Algorithm::native) return "";
-  return explain_layout(decision.algorithm, hierarchy.layout()) +
-         explain_rail_step(decision.algorithm, facts(state, hierarchy, block_bytes));
+  return explain_layout(decision.algorithm, hierarchy.layout()) + "; " +
+         coll::explain_rail_step(decision.algorithm, facts(state, hierarchy, block_bytes));
 }
 
 Measured AlltoallCall::measure(CommState&) const {

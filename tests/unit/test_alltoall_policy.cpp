@@ -102,6 +102,17 @@ TEST_CASE("rail steps go point-to-point up to RAIL_P2P_MAX per message, through 
   // Products beyond int64 must not wrap into "small".
   const AlltoallFacts huge{std::int64_t{1} << 60, 2, 1 << 20, NicClass::onload, {}};
   CHECK(rail_step_for(AlltoallAlgorithm::leader, huge) == RailStep::native_alltoall);
+  // Tiny messages between many nodes: Bruck's 6 rounds at 64 nodes beat 8
+  // waves of 8; at 32 nodes 4 waves beat its 5 rounds.
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 64, 4, NicClass::onload, {}}) == RailStep::native_alltoall);
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, {3, 64, 5, NicClass::onload, {}}) == RailStep::native_alltoall);
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, {4, 64, 4, NicClass::onload, {}}) == RailStep::point_to_point);
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 32, 4, NicClass::onload, {}}) == RailStep::point_to_point);
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 49, 4, NicClass::onload, {}}) == RailStep::point_to_point);
+  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 58, 4, NicClass::onload, {}}) == RailStep::native_alltoall);
+  CHECK(shim::coll::explain_rail_step(AlltoallAlgorithm::sa, {1, 64, 4, NicClass::onload, {}}) ==
+        "rail step by MPI_Alltoall (largest message 4 B < 16 B between 64 nodes: 6 Bruck rounds against 8 waves "
+        "of 8)");
   AlltoallThresholds never;
   never.rail_point_to_point_max_bytes = 0;
   CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 64, 16, NicClass::onload, never}) == RailStep::native_alltoall);
