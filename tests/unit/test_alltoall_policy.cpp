@@ -38,6 +38,15 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(8192, 64, 8, NicClass::onload, wider) == AlltoallAlgorithm::sa);
 }
 
+TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[policy]") {
+  CHECK(pick(512, 64, 16) == AlltoallAlgorithm::sa);  // 8 KiB
+  CHECK(rule_for({512, 64, 16, NicClass::onload, {}}).name == "aggregate-many-cores");
+  CHECK(pick(513, 64, 16) == AlltoallAlgorithm::native);
+  CHECK(pick(256, 8, 32) == AlltoallAlgorithm::sa);
+  CHECK(pick(1024, 64, 8) == AlltoallAlgorithm::native);  // 8 KiB, but 8 per node
+  CHECK(pick(600, 64, 15) == AlltoallAlgorithm::native);
+}
+
 TEST_CASE("offload NICs prefer one sender per node for small blocks", "[policy]") {
   CHECK(pick(128, 64, 8, NicClass::offload) == AlltoallAlgorithm::leader);  // 8^2 x 128 B = 8 KiB
   CHECK(pick(129, 64, 8, NicClass::offload) == AlltoallAlgorithm::sa);
