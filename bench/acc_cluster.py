@@ -14,11 +14,18 @@ and modelled.
    bench/acc_cluster after every process accumulated into every other, for
    N processes on virtual nodes of --ppn, unclustered (g=1) and clustered
    (default g), beside the model (counts, not timings: any N).
-3. The model (rma/server_map) for the largest server at 9,600 processes on 800
+3. What the kernel sees of the buffers: each (N, g) runs twice more, with
+   SHIM_SERVER_CREDITS=32 and =8 (the same buffer size), alternating
+   (--repeats each), the server processes not accumulating themselves (their
+   VmHWM holds no messages of their own in flight). VmHWM also holds MPI's
+   and UCX's per-peer state, which grows with N whatever the credits; the
+   difference between the two runs is what the buffers alone add, compared
+   server by server with the model's difference.
+4. The model (rma/server_map) for the largest server at 9,600 processes on 800
    nodes and 100,000 on 1,000 nodes, unclustered and clustered.
 Writes acc_cluster.png and the tables (markdown) to --out.
 
-  bench/acc_cluster.py [--build DIR] [--out DIR] [--runs R] [--sizes 4,8,16,32] [--ppn P]
+  bench/acc_cluster.py [--build DIR] [--out DIR] [--runs R] [--repeats R] [--sizes 4,8,16,32] [--ppn P]
 """
 import argparse
 import csv
@@ -96,6 +103,55 @@ def memory(build, sizes, ppn):
     return points, lines
 
 
+def server_rows(build, n, ppn, g, credits):
+    rows = run_csv(["mpiexec", "-n", str(n), os.path.join(build, "bench", "acc_cluster"), "--quiet-servers", "--csv"],
+                   {"SHIM_NODE_SIZE": str(ppn), "SHIM_SERVER_CLUSTER": g, "SHIM_SERVER_CREDITS": str(credits)})
+    return {int(r["server_rank"]): r for r in rows}
+
+
+# From the default credits up: below 8, MPI's and UCX's own memory still
+# grows with the number of messages in flight (VmHWM rose 1.24 KiB per model
+# KiB from 1 to 8 credits at 16 processes, 1.02 from 8 to 32 and 32 to 64).
+KERNEL_CREDITS = (32, 8)
+
+
+def kernel(build, sizes, ppn, repeats):
+    """VmHWM(credits 32) - VmHWM(credits 8) per server against the model's
+    difference of buffer bytes: medians over repeats, per server."""
+    more, fewer = KERNEL_CREDITS
+    lines = [f"| processes | g | servers | VmHWM growth from {fewer} to {more} credits, mean over servers (KiB) "
+             "| model (KiB) "
+             "| measured / model | servers within 10% |", "|---|---|---|---|---|---|---|"]
+    points = []
+    for n in sizes:
+        for g in ("1", "auto"):
+            hwm = {c: {} for c in KERNEL_CREDITS}
+            buffers = {}
+            for _ in range(repeats):
+                for credits in KERNEL_CREDITS:
+                    for rank, r in server_rows(build, n, ppn, g, credits).items():
+                        hwm[credits].setdefault(rank, []).append(int(r["vm_hwm_kib"]))
+                        buffers[(credits, rank)] = (int(r["model_direct_bytes"]) + int(r["model_forward_bytes"]),
+                                                    int(r["g"]))
+            servers = sorted(hwm[KERNEL_CREDITS[0]])
+            measured = [median(hwm[more][s]) - median(hwm[fewer][s]) for s in servers]
+            modelled = [(buffers[(more, s)][0] - buffers[(fewer, s)][0]) / 1024 for s in servers]
+            within = sum(1 for m, e in zip(measured, modelled) if abs(m - e) <= 0.1 * e)
+            mean_measured, mean_model = sum(measured) / len(servers), sum(modelled) / len(servers)
+            width = buffers[(more, servers[0])][1]
+            points.append((n, width, mean_measured, mean_model))
+            lines.append(f"| {n} | {width} | {len(servers)} | {mean_measured:.0f} | {mean_model:.0f} | "
+                         f"{mean_measured / mean_model:.2f} | {within} of {len(servers)} |")
+    for width_one in (True, False):
+        series = [p for p in points if (p[1] == 1) == width_one]
+        if len(series) > 1 and series[-1][0] != series[0][0]:
+            first, last = series[0], series[-1]
+            grown, model_grown = last[2] - first[2], last[3] - first[3]
+            lines.append(f"| {first[0]} -> {last[0]} | {'1' if width_one else 'clustered'} | | "
+                         f"grew {grown:.0f} | grew {model_grown:.0f} | {grown / model_grown:.2f} | |")
+    return lines
+
+
 def model(build, jobs):
     program = os.path.join(build, "bench", "acc_cluster")
     table = []
@@ -157,6 +213,7 @@ def main():
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--sizes", default="4,8,16,32")
     parser.add_argument("--ppn", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-latency", action="store_true")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -165,6 +222,7 @@ def main():
         print("\n".join(latency(args.build, args.runs)) + "\n")
     points, lines = memory(args.build, [int(s) for s in args.sizes.split(",")], args.ppn)
     print("\n".join(lines) + "\n")
+    print("\n".join(kernel(args.build, [int(s) for s in args.sizes.split(",")], args.ppn, args.repeats)) + "\n")
     table, lines = model(args.build, [(9600, 12), (100000, 100)])
     print("\n".join(lines) + "\n")
     plot(points, table, args.build, args.ppn, args.out)
