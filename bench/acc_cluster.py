@@ -222,7 +222,10 @@ def main():
         print("\n".join(latency(args.build, args.runs)) + "\n")
     points, lines = memory(args.build, [int(s) for s in args.sizes.split(",")], args.ppn)
     print("\n".join(lines) + "\n")
-    print("\n".join(kernel(args.build, [int(s) for s in args.sizes.split(",")], args.ppn, args.repeats)) + "\n")
+    if args.ppn > 1:
+        print("\n".join(kernel(args.build, [int(s) for s in args.sizes.split(",")], args.ppn, args.repeats)) + "\n")
+    else:
+        print("(no VmHWM-against-credits table with --ppn 1: every process runs a server, none would accumulate)\n")
     table, lines = model(args.build, [(9600, 12), (100000, 100)])
     print("\n".join(lines) + "\n")
     plot(points, table, args.build, args.ppn, args.out)
