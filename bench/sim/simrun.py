@@ -1,6 +1,13 @@
+#!/usr/bin/python3 -B
 """One simulated run: a platform and a layout written to a scratch directory,
 smpirun on build/bench/sim/sim_collectives.so with the variant's settings,
-and the CSV it prints. Used by sweep, calibrate.py and the smoke test."""
+and the CSV it prints. Used by sweep, calibrate.py and the smoke test; run
+directly, it times one point outside the sweeps:
+
+  bench/sim/simrun.py PLATFORM NODESxPPN[-rr] OP VARIANT SIZES [--set SHIM_NAME=VALUE ...]
+  bench/sim/simrun.py hetero 4x1 bcast shim-eco 16384
+"""
+import argparse
 import os
 import subprocess
 import tempfile
@@ -51,7 +58,8 @@ def default_program(build):
     return os.path.join(REPO, build, "bench", "sim", "sim_collectives.so")
 
 
-def command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args=(), profile=None):
+def command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args=(), profile=None,
+                    settings=()):
     cfg = ["--cfg=smpi/simulate-computation:no", "--cfg=smpi/wtime:0",
            "--log=root.thres:warning", "--log=smpi_config.thres:error",
            # The benchmark's own synchronisation (not timed): plain algorithms, because the
@@ -68,6 +76,7 @@ def command_and_env(program, platform_file, host_file, op, variant, sizes, extra
         env["SHIM_ALLTOALL" if op == "alltoall" else "SHIM_BCAST"] = variant.name
         if profile:
             env["SHIM_PROFILE"] = profile
+        env.update(settings)
     else:
         env["SHIM_ENABLE"] = "0"
         cfg.append(f"--cfg=smpi/coll-selector:{SHIM_UNDERNEATH if variant.kind == 'single' else variant.name}")
@@ -89,7 +98,7 @@ def parse_rows(stdout):
 
 
 def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeout=None, profile=None,
-        nice=True):
+        nice=True, settings=()):
     """Returns (rows, error): rows as parse_rows gives them, error a short
     text when the run failed (rows then hold what it printed before)."""
     with tempfile.TemporaryDirectory(prefix="shim-sim-") as tmp:
@@ -102,7 +111,8 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
         node_costs = platforms.node_costs_spec(platforms.PLATFORMS[platform_name])
         if node_costs:
             extra_args = [*extra_args, "--node-costs", node_costs]
-        command, env = command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args, profile)
+        command, env = command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args, profile,
+                                       settings)
         # smpirun copies the program once per rank into TMPDIR (its -tmpdir flag is broken in 3.32).
         env["TMPDIR"] = tmp
         if nice:
@@ -116,3 +126,43 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
             tail = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()][-3:]
             return rows, f"exit {done.returncode}: " + " | ".join(tail)[:300]
         return rows, None
+
+
+def variant_of(label):
+    for prefix, kind in (("shim-", "shim"), ("smpi-", "single")):
+        if label.startswith(prefix):
+            return Variant(kind, label[len(prefix):])
+    return Variant("selector", label)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("platform", choices=sorted(platforms.PLATFORMS))
+    parser.add_argument("layout", help="NODESxPPN, -rr for round-robin placement")
+    parser.add_argument("op", choices=sorted(SHIM))
+    parser.add_argument("variant", help="shim-NAME, smpi-ALGORITHM or a selection (" + ", ".join(SELECTORS) + ")")
+    parser.add_argument("sizes", help="bytes, comma-separated")
+    parser.add_argument("--set", action="append", default=[], metavar="SHIM_NAME=VALUE",
+                        help="a shim setting for shim- variants")
+    parser.add_argument("--build", default="build")
+    args = parser.parse_args()
+    shape, _, placement = args.layout.partition("-")
+    nodes, ppn = (int(x) for x in shape.split("x"))
+    layout = platforms.Layout.regular(nodes, ppn, round_robin=placement == "rr")
+    settings = dict(item.split("=", 1) for item in args.set)
+    with tempfile.TemporaryDirectory(prefix="shim-simrun-") as tmp:
+        profile = None
+        if platforms.PLATFORMS[args.platform].kind == "hetero":
+            profile = os.path.join(tmp, "profile.json")
+            with open(profile, "w") as f:
+                f.write(platforms.hetero_profile_json(args.platform, nodes))
+        rows, error = run(default_program(args.build), args.platform, layout, args.op, variant_of(args.variant),
+                          [int(s) for s in args.sizes.split(",")], profile=profile, settings=settings)
+    for r in rows:
+        print(f"{args.platform} {layout.label()} {args.op} {args.variant} {r['bytes']} B: {r['seconds'] * 1e6:.1f} us")
+    if error:
+        raise SystemExit(error)
+
+
+if __name__ == "__main__":
+    main()
