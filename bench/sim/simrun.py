@@ -9,6 +9,7 @@ directly, it times one point outside the sweeps:
 """
 import argparse
 import os
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -117,14 +118,20 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
         env["TMPDIR"] = tmp
         if nice:
             command = ["nice", "-n", "15", *command]
-        try:
-            done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return [], f"no result after {timeout} s"
-        rows = parse_rows(done.stdout)
-        if done.returncode != 0:
-            tail = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()][-3:]
-            return rows, f"exit {done.returncode}: " + " | ".join(tail)[:300]
+        # Its own session, so that a timeout ends smpirun's simulator too, not
+        # only the shell script that started it.
+        with subprocess.Popen(command, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True) as process:
+            try:
+                stdout, stderr = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                return [], f"no result after {timeout} s"
+        rows = parse_rows(stdout)
+        if process.returncode != 0:
+            tail = [line for line in (stderr + stdout).splitlines() if line.strip()][-3:]
+            return rows, f"exit {process.returncode}: " + " | ".join(tail)[:300]
         return rows, None
 
 
