@@ -3,16 +3,19 @@
 // Every process accumulates into every other process's window (so every
 // route of the server map is used), then each server process reports its
 // request buffers (shim_get_server_counters), the peers that sent to it, its
-// VmHWM and its open file descriptors (/proc/self), beside the model
+// VmHWM, its open file descriptors and sockets (/proc/self), beside the model
 // (rma/server_map) for the same layout and settings. Counts, not timings:
 // it may run with more ranks than cores. --model prints the model alone for
 // a large job without running one.
 #include <dirent.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness.hpp"
@@ -38,13 +41,54 @@ std::int64_t vm_hwm_kib() {
   return -1;
 }
 
-std::int64_t open_descriptors() {
-  std::int64_t count = 0;
+struct Descriptors {
+  std::int64_t open = 0;
+  std::int64_t sockets = 0;
+};
+
+Descriptors open_descriptors() {
+  Descriptors d;
   if (DIR* fds = opendir("/proc/self/fd")) {
-    while (const dirent* entry = readdir(fds)) count += entry->d_name[0] != '.' ? 1 : 0;
+    while (const dirent* entry = readdir(fds)) {
+      if (entry->d_name[0] == '.') continue;
+      ++d.open;
+      char target[64] = {};
+      const std::string link = std::string("/proc/self/fd/") + entry->d_name;
+      if (readlink(link.c_str(), target, sizeof target - 1) > 0 && std::string_view(target).starts_with("socket:")) {
+        ++d.sockets;
+      }
+    }
     closedir(fds);
   }
-  return count - 1;  // the directory stream's own
+  --d.open;  // the directory stream's own
+  return d;
+}
+
+// The node (0 .. nodes - 1, in the order of their lowest world rank, as
+// shim numbers them) of every world rank: virtual nodes of SHIM_NODE_SIZE,
+// else the nodes MPI sees.
+std::vector<int> node_of_ranks(int node_size) {
+  const int me = bench::rank(), size = bench::ranks();
+  std::vector<int> lowest_of(static_cast<std::size_t>(size));
+  if (node_size > 0) {
+    for (int r = 0; r < size; ++r) lowest_of[static_cast<std::size_t>(r)] = r / node_size * node_size;
+  } else {
+    MPI_Comm node = MPI_COMM_NULL;
+    bench::check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+                 "MPI_Comm_split_type");
+    int lowest = me;
+    bench::check(MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, node), "MPI_Allreduce");
+    bench::check(MPI_Comm_free(&node), "MPI_Comm_free");
+    bench::check(MPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  }
+  std::vector<int> index(static_cast<std::size_t>(size), -1), node_of(static_cast<std::size_t>(size));
+  int nodes = 0;
+  for (int r = 0; r < size; ++r) {
+    int& node = index[static_cast<std::size_t>(lowest_of[static_cast<std::size_t>(r)])];
+    if (node < 0) node = nodes++;
+    node_of[static_cast<std::size_t>(r)] = node;
+  }
+  return node_of;
 }
 
 shim::Config settings() {
@@ -88,8 +132,14 @@ void measure(const bench::Args& args) {
   bench::check(MPI_Win_allocate(static_cast<MPI_Aint>(elements) * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
                "MPI_Win_allocate");
   std::vector<double> ones(static_cast<std::size_t>(elements), 1.0);
-  const int node_size = config.node_size > 0 ? config.node_size : size;
-  const auto originates = [&](int rank) { return !args.given("--quiet-servers") || rank % node_size != 0; };
+  const std::vector<int> node_of = node_of_ranks(config.node_size);
+  const auto is_server = [&](int rank) {
+    for (int r = 0; r < rank; ++r) {
+      if (node_of[static_cast<std::size_t>(r)] == node_of[static_cast<std::size_t>(rank)]) return false;
+    }
+    return true;
+  };
+  const auto originates = [&](int rank) { return !args.given("--quiet-servers") || !is_server(rank); };
   int origins_into_me = 0;
   for (int r = 0; r < size; ++r) origins_into_me += r != me && originates(r) ? 1 : 0;
   for (int round = 0; round < rounds && originates(me); ++round) {
@@ -110,12 +160,12 @@ void measure(const bench::Args& args) {
   shim_server_counters counters;
   int runs = 0;
   bench::check(shim_get_server_counters(&counters, &runs), "shim_get_server_counters");
-  std::vector<int> node_of(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) node_of[static_cast<std::size_t>(r)] = r / node_size;
   const shim::rma::ServerMap map(
-      node_of, shim::rma::resolve_cluster_size(config.server_cluster, node_of.back() + 1, size,
-                                               std::int64_t{config.server_credits} * config.server_buffer_bytes));
+      node_of,
+      shim::rma::resolve_cluster_size(config.server_cluster, *std::max_element(node_of.begin(), node_of.end()) + 1,
+                                      size, std::int64_t{config.server_credits} * config.server_buffer_bytes));
   const auto model = shim::rma::footprint(map, map.node_of(me), config.server_credits, config.server_buffer_bytes);
+  const Descriptors descriptors = open_descriptors();
   const std::vector<std::int64_t> mine = {runs,
                                           counters.direct_buffer_bytes,
                                           counters.forward_buffer_bytes,
@@ -126,18 +176,19 @@ void measure(const bench::Args& args) {
                                           counters.peak_buffers_in_use,
                                           counters.messages_forwarded,
                                           vm_hwm_kib(),
-                                          open_descriptors()};
+                                          descriptors.open,
+                                          descriptors.sockets};
   std::vector<std::int64_t> all(mine.size() * static_cast<std::size_t>(size));
   bench::check(MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(),
                           static_cast<int>(mine.size()), MPI_INT64_T, 0, MPI_COMM_WORLD),
                "MPI_Gather");
-  report.line("layout: " + std::to_string(size) + " processes, " + std::to_string(map.nodes()) + " nodes of " +
-              std::to_string(node_size) + ", clusters of " + std::to_string(map.cluster_size()) + "; " +
+  report.line("layout: " + std::to_string(size) + " processes on " + std::to_string(map.nodes()) +
+              " nodes, clusters of " + std::to_string(map.cluster_size()) + "; " +
               std::to_string(config.server_credits) + " credits of " + std::to_string(config.server_buffer_bytes) +
               " bytes");
   report.columns(
       {"processes", "g", "server_rank", "direct_bytes", "forward_bytes", "model_direct_bytes", "model_forward_bytes",
-       "peers", "model_peers", "peak_buffers_in_use", "forwarded", "vm_hwm_kib", "open_fds"},
+       "peers", "model_peers", "peak_buffers_in_use", "forwarded", "vm_hwm_kib", "open_fds", "open_sockets"},
       "one row per server");
   for (int r = 0; r < size; ++r) {
     const std::int64_t* v = all.data() + static_cast<std::size_t>(r) * mine.size();

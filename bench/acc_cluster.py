@@ -10,7 +10,7 @@ and modelled.
    figures are the scheduler's as much as shim's). g is fixed at MPI_Init, so
    each runs as its own acc_latency job, alternating (--runs each); the
    figures are medians over runs of each run's median.
-2. Per-server request buffers, peers, VmHWM and open descriptors from
+2. Per-server request buffers, peers, VmHWM, open descriptors and sockets from
    bench/acc_cluster after every process accumulated into every other, for
    N processes on virtual nodes of --ppn, unclustered (g=1) and clustered
    (default g), beside the model (counts, not timings: any N).
@@ -94,12 +94,13 @@ def memory(build, sizes, ppn):
                            "model_bytes": most("model_direct_bytes", "model_forward_bytes"),
                            "peers": most("peers"), "model_peers": most("model_peers"),
                            "vm_hwm_kib": max(int(r["vm_hwm_kib"]) for r in rows),
-                           "open_fds": max(int(r["open_fds"]) for r in rows)})
+                           "open_fds": max(int(r["open_fds"]) for r in rows),
+                           "open_sockets": max(int(r["open_sockets"]) for r in rows)})
     lines = ["| processes | g | most buffer bytes of a server | model | most peers | model | max VmHWM (KiB) "
-             "| max open fds |", "|---|---|---|---|---|---|---|---|"]
+             "| max open fds | max open sockets |", "|---|---|---|---|---|---|---|---|---|"]
     for p in points:
         lines.append(f"| {p['processes']} | {p['g']} | {p['bytes']} | {p['model_bytes']} | {p['peers']} | "
-                     f"{p['model_peers']} | {p['vm_hwm_kib']} | {p['open_fds']} |")
+                     f"{p['model_peers']} | {p['vm_hwm_kib']} | {p['open_fds']} | {p['open_sockets']} |")
     return points, lines
 
 
