@@ -133,13 +133,13 @@ void measure(const bench::Args& args) {
                "MPI_Win_allocate");
   std::vector<double> ones(static_cast<std::size_t>(elements), 1.0);
   const std::vector<int> node_of = node_of_ranks(config.node_size);
-  const auto is_server = [&](int rank) {
-    for (int r = 0; r < rank; ++r) {
-      if (node_of[static_cast<std::size_t>(r)] == node_of[static_cast<std::size_t>(rank)]) return false;
-    }
-    return true;
+  const shim::rma::ServerMap map(
+      node_of,
+      shim::rma::resolve_cluster_size(config.server_cluster, *std::max_element(node_of.begin(), node_of.end()) + 1,
+                                      size, std::int64_t{config.server_credits} * config.server_buffer_bytes));
+  const auto originates = [&](int rank) {
+    return !args.given("--quiet-servers") || map.server_of_node(map.node_of(rank)) != rank;
   };
-  const auto originates = [&](int rank) { return !args.given("--quiet-servers") || !is_server(rank); };
   int origins_into_me = 0;
   for (int r = 0; r < size; ++r) origins_into_me += r != me && originates(r) ? 1 : 0;
   for (int round = 0; round < rounds && originates(me); ++round) {
@@ -160,10 +160,6 @@ void measure(const bench::Args& args) {
   shim_server_counters counters;
   int runs = 0;
   bench::check(shim_get_server_counters(&counters, &runs), "shim_get_server_counters");
-  const shim::rma::ServerMap map(
-      node_of,
-      shim::rma::resolve_cluster_size(config.server_cluster, *std::max_element(node_of.begin(), node_of.end()) + 1,
-                                      size, std::int64_t{config.server_credits} * config.server_buffer_bytes));
   const auto model = shim::rma::footprint(map, map.node_of(me), config.server_credits, config.server_buffer_bytes);
   const Descriptors descriptors = open_descriptors();
   const std::vector<std::int64_t> mine = {runs,

@@ -59,6 +59,20 @@ def default_program(build):
     return os.path.join(REPO, build, "bench", "sim", "sim_collectives.so")
 
 
+def profile_for(platform_name, layout, directory):
+    """ECO needs the measured picture of the network; on the simulated
+    ECO-like platform it is the picture shim-probe would take: one-way
+    times from the platform's own figures, subnets as the platform builds
+    them. Written once per node count into `directory`; None elsewhere."""
+    if platforms.PLATFORMS[platform_name].kind != "hetero":
+        return None
+    path = os.path.join(directory, f"profile-{platform_name}-{layout.nodes}.json")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(platforms.hetero_profile_json(platform_name, layout.nodes))
+    return path
+
+
 def command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args=(), profile=None,
                     settings=()):
     cfg = ["--cfg=smpi/simulate-computation:no", "--cfg=smpi/wtime:0",
@@ -158,13 +172,9 @@ def main():
     layout = platforms.Layout.regular(nodes, ppn, round_robin=placement == "rr")
     settings = dict(item.split("=", 1) for item in args.set)
     with tempfile.TemporaryDirectory(prefix="shim-simrun-") as tmp:
-        profile = None
-        if platforms.PLATFORMS[args.platform].kind == "hetero":
-            profile = os.path.join(tmp, "profile.json")
-            with open(profile, "w") as f:
-                f.write(platforms.hetero_profile_json(args.platform, nodes))
         rows, error = run(default_program(args.build), args.platform, layout, args.op, variant_of(args.variant),
-                          [int(s) for s in args.sizes.split(",")], profile=profile, settings=settings)
+                          [int(s) for s in args.sizes.split(",")], profile=profile_for(args.platform, layout, tmp),
+                          settings=settings)
     for r in rows:
         print(f"{args.platform} {layout.label()} {args.op} {args.variant} {r['bytes']} B: {r['seconds'] * 1e6:.1f} us")
     if error:
