@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 #include "common/message_tags.hpp"
 #include "common/mpi_try.hpp"
@@ -30,49 +30,103 @@ struct Piece {
   MPI_Datatype type;
 };
 
-// This rank's part of one broadcast: segments arrive from the parent and go
-// on to the children, with up to kSegmentsInFlight in flight from the parent
-// and per child.
+// This rank's part of one broadcast. Segments arrive from their parents, in
+// whatever order their trees deliver them, and each goes on to its children
+// as soon as it is here: where segments take different trees, waiting for
+// them in order would make every segment wait for the one before it on
+// another path.
+//
+// Sends to one child go in segment order, as the child posts its receives
+// from this rank, so each matches its own buffer; at most kSegmentsInFlight
+// go to one child at a time. No deadlock: take the lowest segment s some
+// rank r still lacks. r has a receive posted for it (receives are posted in
+// segment order), and every lower segment has arrived everywhere, so r's
+// parent for s has nothing older in flight to r and holds s: it sends s.
 class Relay {
  public:
-  Relay(const BcastBuffer& buffer, int parent, const std::vector<int>& children, const SegmentPlan& plan,
+  Relay(const BcastBuffer& buffer, const std::vector<RelayRole>& roles, const SegmentPlan& plan,
         std::int64_t message_bytes, MPI_Comm shadow, MPI_Count extent, std::byte* packed)
       : buffer_(buffer),
-        parent_(parent),
-        children_(children),
+        roles_(roles),
         plan_(plan),
         message_bytes_(message_bytes),
         shadow_(shadow),
         extent_(extent),
         packed_(packed),
-        send_limit_(static_cast<std::size_t>(kSegmentsInFlight) * std::max<std::size_t>(1, children.size())) {}
+        receive_limit_(kSegmentsInFlight * static_cast<std::int64_t>(roles.size())),
+        held_(static_cast<std::size_t>(plan.segments), at_root() ? 1 : 0) {
+    for (const RelayRole& role : roles_) {
+      for (const int child : role.children) {
+        if (std::find(children_.begin(), children_.end(), child) == children_.end()) children_.push_back(child);
+      }
+    }
+    next_.resize(children_.size());
+    in_flight_.assign(children_.size(), 0);
+    for (std::size_t c = 0; c < children_.size(); ++c) next_[c] = next_segment_for(c, 0);
+  }
 
   int run() {
     SHIM_TRY(post_receives());
-    for (std::int64_t s = 0; s < plan_.segments; ++s) SHIM_TRY(relay(s));
-    return MPI_SUCCESS;
+    SHIM_TRY(send_what_can_go());
+    while (true) {
+      int index = MPI_UNDEFINED;
+      const int rc = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
+      if (index == MPI_UNDEFINED) return rc;  // nothing left in flight: done, or the error that ended it
+      const Operation done = operations_[static_cast<std::size_t>(index)];
+      free_.push_back(static_cast<std::size_t>(index));
+      SHIM_TRY(rc);
+      if (done.child < 0) {
+        held_[static_cast<std::size_t>(done.segment)] = 1;
+        --receives_posted_;
+        SHIM_TRY(post_receives());
+      } else {
+        --in_flight_[static_cast<std::size_t>(done.child)];
+      }
+      SHIM_TRY(send_what_can_go());
+    }
   }
 
   // Whatever happened, posted operations still use the buffers: finish
-  // them. After an error the parent may never send, so receives are
-  // cancelled (a request that completed meanwhile cannot be cancelled, and
-  // the wait below reports what became of it).
+  // them. After an error a parent may never send, so receives are cancelled
+  // (a request that completed meanwhile cannot be cancelled, and the wait
+  // below reports what became of it).
   int finish(int rc) {
     if (rc != MPI_SUCCESS) {
-      for (MPI_Request& request : receives_) {
-        if (request != MPI_REQUEST_NULL) static_cast<void>(PMPI_Cancel(&request));
+      for (std::size_t i = 0; i < requests_.size(); ++i) {
+        if (requests_[i] != MPI_REQUEST_NULL && operations_[i].child < 0) static_cast<void>(PMPI_Cancel(&requests_[i]));
       }
     }
-    for (std::deque<MPI_Request>* requests : {&receives_, &sends_}) {
-      for (MPI_Request& request : *requests) {
-        const int wait_rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS) rc = wait_rc;
-      }
+    for (MPI_Request& request : requests_) {
+      const int wait_rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+      if (rc == MPI_SUCCESS) rc = wait_rc;
     }
     return rc;
   }
 
  private:
+  struct Operation {
+    std::int64_t segment = 0;
+    int child = -1;  // index into children_; -1: a receive
+  };
+
+  const RelayRole& role(std::int64_t s) const { return roles_[static_cast<std::size_t>(s) % roles_.size()]; }
+  bool at_root() const { return roles_.front().parent < 0; }
+
+  bool feeds(std::int64_t s, std::size_t c) const {
+    const std::vector<int>& children = role(s).children;
+    return std::find(children.begin(), children.end(), children_[c]) != children.end();
+  }
+
+  // The first segment from `from` on that child c receives from this rank;
+  // plan_.segments when there is none. Trees repeat every roles_.size().
+  std::int64_t next_segment_for(std::size_t c, std::int64_t from) const {
+    const auto period = static_cast<std::int64_t>(roles_.size());
+    for (std::int64_t s = from; s < plan_.segments && s < from + period; ++s) {
+      if (feeds(s, c)) return s;
+    }
+    return plan_.segments;
+  }
+
   Piece piece(std::int64_t s) const {
     const std::int64_t first = s * plan_.per_segment;
     switch (plan_.mode) {
@@ -87,48 +141,80 @@ class Relay {
     return {};
   }
 
+  MPI_Request* slot_for(Operation operation) {
+    std::size_t index = requests_.size();
+    if (free_.empty()) {
+      requests_.push_back(MPI_REQUEST_NULL);
+      operations_.push_back(operation);
+    } else {
+      index = free_.back();
+      free_.pop_back();
+      operations_[index] = operation;
+    }
+    return &requests_[index];
+  }
+
   int post_receives() {
-    while (parent_ >= 0 && posted_ < plan_.segments &&
-           static_cast<std::int64_t>(receives_.size()) < kSegmentsInFlight) {
-      const Piece p = piece(posted_++);
-      receives_.push_back(MPI_REQUEST_NULL);
-      SHIM_TRY(PMPI_Irecv_c(p.address, p.count, p.type, parent_, tags::kBcastSegment, shadow_, &receives_.back()));
+    while (!at_root() && receives_next_ < plan_.segments && receives_posted_ < receive_limit_) {
+      const std::int64_t s = receives_next_++;
+      const Piece p = piece(s);
+      ++receives_posted_;
+      SHIM_TRY(
+          PMPI_Irecv_c(p.address, p.count, p.type, role(s).parent, tags::kBcastSegment, shadow_, slot_for({s, -1})));
     }
     return MPI_SUCCESS;
   }
 
-  int relay(std::int64_t s) {
-    if (parent_ >= 0) {
-      const int rc = PMPI_Wait(&receives_.front(), MPI_STATUS_IGNORE);
-      receives_.pop_front();
-      SHIM_TRY(rc);
-      SHIM_TRY(post_receives());
+  // The send to go next: the lowest segment held and due to a child with
+  // room, to the first such child in its tree's order (the slow links
+  // first); children_.size() when none may go.
+  std::size_t next_send() const {
+    std::size_t best = children_.size();
+    std::pair<std::int64_t, std::size_t> best_key{plan_.segments, children_.size()};
+    for (std::size_t c = 0; c < children_.size(); ++c) {
+      const std::int64_t s = next_[c];
+      if (s >= plan_.segments || held_[static_cast<std::size_t>(s)] == 0 || in_flight_[c] >= kSegmentsInFlight)
+        continue;
+      const std::vector<int>& order = role(s).children;
+      const auto place = static_cast<std::size_t>(std::find(order.begin(), order.end(), children_[c]) - order.begin());
+      const std::pair<std::int64_t, std::size_t> key{s, place};
+      if (key < best_key) {
+        best = c;
+        best_key = key;
+      }
     }
-    const Piece p = piece(s);
-    for (const int child : children_) {
-      sends_.push_back(MPI_REQUEST_NULL);
-      SHIM_TRY(PMPI_Isend_c(p.address, p.count, p.type, child, tags::kBcastSegment, shadow_, &sends_.back()));
-    }
-    while (sends_.size() > send_limit_) {
-      const int rc = PMPI_Wait(&sends_.front(), MPI_STATUS_IGNORE);
-      sends_.pop_front();
-      SHIM_TRY(rc);
+    return best;
+  }
+
+  int send_what_can_go() {
+    for (std::size_t c = next_send(); c < children_.size(); c = next_send()) {
+      const std::int64_t s = next_[c];
+      next_[c] = next_segment_for(c, s + 1);
+      ++in_flight_[c];
+      const Piece p = piece(s);
+      SHIM_TRY(PMPI_Isend_c(p.address, p.count, p.type, children_[c], tags::kBcastSegment, shadow_,
+                            slot_for({s, static_cast<int>(c)})));
     }
     return MPI_SUCCESS;
   }
 
   const BcastBuffer& buffer_;
-  int parent_;
-  const std::vector<int>& children_;
+  const std::vector<RelayRole>& roles_;
   const SegmentPlan& plan_;
   std::int64_t message_bytes_;
   MPI_Comm shadow_;
   MPI_Count extent_;
   std::byte* packed_;
-  std::size_t send_limit_;
-  std::deque<MPI_Request> receives_;
-  std::deque<MPI_Request> sends_;
-  std::int64_t posted_ = 0;
+  std::int64_t receive_limit_;
+  std::vector<char> held_;               // per segment: here, to be sent on
+  std::vector<int> children_;            // every tree's children, each once
+  std::vector<std::int64_t> next_;       // per child: the next segment it gets from this rank
+  std::vector<std::int64_t> in_flight_;  // per child
+  std::int64_t receives_posted_ = 0;
+  std::int64_t receives_next_ = 0;
+  std::vector<MPI_Request> requests_;  // receives and sends in flight; MPI_REQUEST_NULL in free slots
+  std::vector<Operation> operations_;  // what each slot of requests_ holds
+  std::vector<std::size_t> free_;
 };
 
 }  // namespace
@@ -144,8 +230,9 @@ SegmentPlan plan_segments(std::int64_t count, std::int64_t type_size, std::int64
   return {SegmentPlan::Mode::packed, wanted, segment_bytes};
 }
 
-int run_tree_bcast(const BcastBuffer& buffer, int parent, const std::vector<int>& children, const SegmentPlan& plan,
+int run_tree_bcast(const BcastBuffer& buffer, const std::vector<RelayRole>& roles, const SegmentPlan& plan,
                    std::int64_t message_bytes, MPI_Comm shadow, ScratchBuffer& scratch) {
+  const bool at_root = roles.front().parent < 0;
   MPI_Count lb = 0;
   MPI_Count extent = 0;
   SHIM_TRY(PMPI_Type_get_extent_c(buffer.type, &lb, &extent));
@@ -153,14 +240,14 @@ int run_tree_bcast(const BcastBuffer& buffer, int parent, const std::vector<int>
   if (plan.mode == SegmentPlan::Mode::packed) {
     packed = scratch.get(static_cast<std::size_t>(message_bytes), buffer.base);
     if (packed == nullptr) return MPI_ERR_NO_MEM;
-    if (parent < 0) {
+    if (at_root) {
       MPI_Count position = 0;
       SHIM_TRY(PMPI_Pack_c(buffer.base, buffer.count, buffer.type, packed, message_bytes, &position, shadow));
     }
   }
-  Relay relay(buffer, parent, children, plan, message_bytes, shadow, extent, packed);
+  Relay relay(buffer, roles, plan, message_bytes, shadow, extent, packed);
   SHIM_TRY(relay.finish(relay.run()));
-  if (packed == nullptr || parent < 0) return MPI_SUCCESS;
+  if (packed == nullptr || at_root) return MPI_SUCCESS;
   MPI_Count position = 0;
   return PMPI_Unpack_c(packed, message_bytes, &position, buffer.base, buffer.count, buffer.type, shadow);
 }

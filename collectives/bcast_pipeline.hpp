@@ -29,8 +29,16 @@ struct BcastBuffer {
   MPI_Datatype type;
 };
 
-// parent: -1 at the root. Returns MPI_SUCCESS or an MPI error code.
-int run_tree_bcast(const BcastBuffer& buffer, int parent, const std::vector<int>& children, const SegmentPlan& plan,
+// This rank's place in one broadcast tree: parent -1 at the root.
+struct RelayRole {
+  int parent = -1;
+  std::vector<int> children;  // in the order the data is sent
+};
+
+// Segment s travels down tree s mod roles.size() (collectives/bcast_tree:
+// one tree, or one per turn when subnet entries take turns). The root is
+// the root of every tree. Returns MPI_SUCCESS or an MPI error code.
+int run_tree_bcast(const BcastBuffer& buffer, const std::vector<RelayRole>& roles, const SegmentPlan& plan,
                    std::int64_t message_bytes, MPI_Comm shadow, ScratchBuffer& scratch);
 
 }  // namespace shim::coll

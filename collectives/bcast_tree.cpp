@@ -69,10 +69,9 @@ BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k) {
   return tree;
 }
 
-BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& subnet_of_node,
-                         const topo::CostMatrix& node_cost, int root, BcastFanout fanout) {
+std::vector<BcastTree> build_eco_trees(const topo::Layout& layout, const std::vector<int>& subnet_of_node,
+                                       const topo::CostMatrix& node_cost, int root, BcastFanout fanout) {
   const auto between = static_cast<std::size_t>(fanout.between_subnets);
-  BcastTree tree = empty_tree(layout.size(), root);
   const int root_node = layout.node_of(root);
 
   std::map<int, std::vector<int>> nodes_of_subnet;
@@ -94,32 +93,53 @@ BcastTree build_eco_tree(const topo::Layout& layout, const std::vector<int>& sub
   };
   std::stable_sort(subnets.begin(), subnets.end(), [&](int a, int b) { return distance(a) < distance(b); });
   subnets.insert(subnets.begin(), root_subnet);
+  const bool rotate = fanout.rotate_entries && subnets.size() >= 3;
 
-  // Each subnet's entry node; the subnet tree joins entries.
+  // Each subnet's entry node, nearest the entry that feeds it: its parent in
+  // the subnet tree, or the root's node when entries take turns.
   std::vector<int> entry(subnets.size());
   entry[0] = root_node;
   std::vector<int> order_of_entries{representative(layout, root_node, root)};
   for (std::size_t i = 1; i < subnets.size(); ++i) {
-    const int parent_entry = entry[(i - 1) / between];
+    const int feeder = rotate ? root_node : entry[(i - 1) / between];
     std::vector<int> candidates = nodes_of_subnet[subnets[i]];
-    sort_by_cost(candidates, node_cost, parent_entry);
+    sort_by_cost(candidates, node_cost, feeder);
     entry[i] = candidates.front();
     order_of_entries.push_back(representative(layout, entry[i], root));
   }
-  add_kary(tree, order_of_entries, fanout.between_subnets);
 
-  for (std::size_t i = 0; i < subnets.size(); ++i) {
-    std::vector<int> others;
-    for (int node : nodes_of_subnet[subnets[i]]) {
-      if (node != entry[i]) others.push_back(node);
+  // The links between subnets go first in every sender's order: they are
+  // the slow ones.
+  std::vector<BcastTree> trees;
+  const std::size_t turns = rotate ? subnets.size() - 1 : 1;
+  for (std::size_t turn = 0; turn < turns; ++turn) {
+    BcastTree tree = empty_tree(layout.size(), root);
+    if (rotate) {
+      const int relay = order_of_entries[1 + turn];
+      std::vector<int> order{relay};
+      for (std::size_t i = 1; i < order_of_entries.size(); ++i) {
+        if (i != 1 + turn) order.push_back(order_of_entries[i]);
+      }
+      tree.parent[relay] = order_of_entries[0];
+      tree.children[order_of_entries[0]].push_back(relay);
+      add_kary(tree, order, static_cast<int>(order.size()));
+    } else {
+      add_kary(tree, order_of_entries, fanout.between_subnets);
     }
-    sort_by_cost(others, node_cost, entry[i]);
-    std::vector<int> order{representative(layout, entry[i], root)};
-    for (int node : others) order.push_back(representative(layout, node, root));
-    add_kary(tree, order, fanout.within_subnet);
+    for (std::size_t i = 0; i < subnets.size(); ++i) {
+      std::vector<int> others;
+      for (int node : nodes_of_subnet[subnets[i]]) {
+        if (node != entry[i]) others.push_back(node);
+      }
+      sort_by_cost(others, node_cost, entry[i]);
+      std::vector<int> order{representative(layout, entry[i], root)};
+      for (int node : others) order.push_back(representative(layout, node, root));
+      add_kary(tree, order, fanout.within_subnet);
+    }
+    add_intra_node(tree, layout, root);
+    trees.push_back(std::move(tree));
   }
-  add_intra_node(tree, layout, root);
-  return tree;
+  return trees;
 }
 
 BcastLinks count_links(const BcastTree& tree, const topo::Layout& layout, const std::vector<int>& subnet_of_node) {

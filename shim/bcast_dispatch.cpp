@@ -6,6 +6,34 @@
 
 namespace shim {
 
+namespace {
+
+struct SegmentShare {
+  std::int64_t segments = 0;
+  std::int64_t bytes = 0;
+};
+
+// The segments, and their bytes, that travel down each of `trees` trees
+// when segment s takes tree s mod trees: all segments are whole but the
+// last, which takes what is left.
+std::vector<SegmentShare> shares_by_tree(const coll::SegmentPlan& plan, std::int64_t type_size,
+                                         std::int64_t message_bytes, std::size_t trees) {
+  const std::int64_t count = plan.segments;
+  const auto turns = static_cast<std::int64_t>(trees);
+  const std::int64_t whole = plan.mode == coll::SegmentPlan::Mode::whole      ? message_bytes
+                             : plan.mode == coll::SegmentPlan::Mode::elements ? plan.per_segment * type_size
+                                                                              : plan.per_segment;
+  std::vector<SegmentShare> shares(trees);
+  for (std::int64_t t = 0; t < turns && t < count; ++t) {
+    shares[t].segments = (count - t + turns - 1) / turns;
+    shares[t].bytes = shares[t].segments * whole;
+  }
+  shares[static_cast<std::size_t>((count - 1) % turns)].bytes -= count * whole - message_bytes;
+  return shares;
+}
+
+}  // namespace
+
 BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) {
   const topo::Layout& layout = hierarchy.layout();
   return {bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned(), layout.consecutive()};
@@ -18,8 +46,10 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
   const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, segment);
   const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes);
   std::string text = "; tree fan-out " + std::to_string(fanout.between_subnets);
-  if (decision.algorithm == Algorithm::eco)
+  if (decision.algorithm == Algorithm::eco) {
     text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
+    if (fanout.rotate_entries && state.subnets_spanned() >= 3) text += ", subnet entries take turns";
+  }
   if (plan.segments > 1) {
     text += ", " + std::to_string(plan.segments) + " pipelined segments of " + format_bytes(segment);
   }
@@ -55,14 +85,17 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
                   decision.algorithm != Algorithm::native};
   if (decision.algorithm != Algorithm::native) {
     const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm, bytes));
-    const std::int64_t segments =
-        coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm, bytes)).segments;
-    const auto inter = static_cast<std::int64_t>(role.inter_node_children);
-    const auto intra = static_cast<std::int64_t>(role.children.size()) - inter;
-    r.inter_messages = inter * segments;
-    r.inter_bytes = inter * bytes;
-    r.intra_messages = intra * segments;
-    r.intra_bytes = intra * bytes;
+    const coll::SegmentPlan plan =
+        coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm, bytes));
+    const std::vector<SegmentShare> shares = shares_by_tree(plan, type_size, bytes, role.trees.size());
+    for (std::size_t t = 0; t < shares.size(); ++t) {
+      const auto inter = static_cast<std::int64_t>(role.inter_node_children[t]);
+      const auto intra = static_cast<std::int64_t>(role.trees[t].children.size()) - inter;
+      r.inter_messages += inter * shares[t].segments;
+      r.inter_bytes += inter * shares[t].bytes;
+      r.intra_messages += intra * shares[t].segments;
+      r.intra_bytes += intra * shares[t].bytes;
+    }
   }
   stats::record(r);
 }
@@ -71,8 +104,7 @@ int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const 
                    std::int64_t bytes) const {
   const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm, bytes));
   const coll::SegmentPlan plan = coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm, bytes));
-  return coll::run_tree_bcast({buffer, count, type}, role.parent, role.children, plan, bytes, hierarchy.shadow(),
-                              state.scratch());
+  return coll::run_tree_bcast({buffer, count, type}, role.trees, plan, bytes, hierarchy.shadow(), state.scratch());
 }
 
 DispatchOutcome dispatch_bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {

@@ -115,18 +115,23 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
   auto it = bcast_roles_.find(key);
   if (it != bcast_roles_.end()) return it->second;
   const topo::Layout& layout = hierarchy_->layout();
-  coll::BcastTree tree;
+  std::vector<coll::BcastTree> trees;
   if (algorithm == coll::BcastAlgorithm::eco) {
     // Without a profile every node counts as one subnet: a tree over nodes.
     std::vector<int> subnets = subnet_of_node();
     if (subnets.empty()) subnets.assign(layout.nodes(), 0);
-    tree = coll::build_eco_tree(layout, subnets, node_cost(), root, fanout);
+    trees = coll::build_eco_trees(layout, subnets, node_cost(), root, fanout);
   } else {
-    tree = coll::build_two_level_tree(layout, root, fanout.between_subnets);
+    trees.push_back(coll::build_two_level_tree(layout, root, fanout.between_subnets));
   }
   const int me = hierarchy_->rank();
-  BcastRole role{tree.parent[me], tree.children[me], 0};
-  for (int child : role.children) role.inter_node_children += layout.same_node(me, child) ? 0 : 1;
+  BcastRole role;
+  for (const coll::BcastTree& tree : trees) {
+    role.trees.push_back({tree.parent[me], tree.children[me]});
+    int inter = 0;
+    for (int child : tree.children[me]) inter += layout.same_node(me, child) ? 0 : 1;
+    role.inter_node_children.push_back(inter);
+  }
   return bcast_roles_.emplace(key, std::move(role)).first->second;
 }
 

@@ -19,6 +19,7 @@
 
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/bcast_algorithm.hpp"
+#include "collectives/bcast_pipeline.hpp"
 #include "collectives/bcast_tree.hpp"
 #include "collectives/schedule.hpp"
 #include "collectives/scratch_buffer.hpp"
@@ -34,10 +35,11 @@ struct AlltoallPlan {
   coll::Traffic traffic;  // in blocks, per call, for this process
 };
 
+// This rank's place in each tree of a broadcast (one, or one per turn when
+// subnet entries take turns: collectives/bcast_tree).
 struct BcastRole {
-  int parent = -1;
-  std::vector<int> children;
-  int inter_node_children = 0;  // of `children`, those on other nodes
+  std::vector<coll::RelayRole> trees;
+  std::vector<int> inter_node_children;  // per tree: of its children, those on other nodes
 };
 
 class CommState {

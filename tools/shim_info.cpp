@@ -364,9 +364,11 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
       const shim::coll::BcastFanout fanout = shim::bcast_fanout(made.algorithm, bytes);
       std::vector<int> by_subnet = subnets;
       if (by_subnet.empty()) by_subnet.assign(static_cast<std::size_t>(layout.nodes()), 0);
+      // Entries taking turns send as many messages per segment as the first
+      // turn's tree.
       const shim::coll::BcastTree tree =
           made.algorithm == shim::coll::BcastAlgorithm::eco
-              ? shim::coll::build_eco_tree(layout, by_subnet, state.node_cost(), 0, fanout)
+              ? shim::coll::build_eco_trees(layout, by_subnet, state.node_cost(), 0, fanout).front()
               : shim::coll::build_two_level_tree(layout, 0, fanout.between_subnets);
       const shim::coll::BcastLinks links = shim::coll::count_links(tree, layout, by_subnet);
       nodes = std::to_string(links.inter_node);

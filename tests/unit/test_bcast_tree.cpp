@@ -37,6 +37,14 @@ namespace {
 
 Layout from(std::vector<std::int64_t> keys) { return Layout::from_node_keys(keys); }
 
+// ECO without turns at the entries: one tree.
+BcastTree eco_tree(const Layout& layout, const std::vector<int>& subnet, const shim::topo::CostMatrix& cost, int root,
+                   shim::coll::BcastFanout fanout) {
+  std::vector<BcastTree> trees = shim::coll::build_eco_trees(layout, subnet, cost, root, fanout);
+  REQUIRE(trees.size() == 1);
+  return trees.front();
+}
+
 Layout blocked(int nodes, int ppn) {
   std::vector<std::int64_t> keys;
   for (int n = 0; n < nodes; ++n) keys.insert(keys.end(), ppn, n);
@@ -122,7 +130,7 @@ TEST_CASE("ECO trees cross each subnet boundary once and respect the depth bound
     for (int within = 1; within <= 3; ++within) {
       for (int root = 0; root < layout.size(); ++root) {
         INFO("fan-out " << between << " between subnets, " << within << " within, root " << root);
-        const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, root, {between, within});
+        const BcastTree tree = eco_tree(layout, subnet, cost, root, {between, within});
         check_spanning(tree, layout.size(), root);
         const auto links = shim::coll::count_links(tree, layout, subnet);
         CHECK(links.inter_subnet == 2);  // subnets - 1: the minimum
@@ -140,7 +148,7 @@ TEST_CASE("ECO's fan-outs shape the subnet tree and each subnet's tree apart", "
   const Layout layout = blocked(16, 1);
   std::vector<int> subnet(16);
   for (int node = 0; node < 16; ++node) subnet[node] = node % 4;
-  const BcastTree chain_of_binary_trees = shim::coll::build_eco_tree(layout, subnet, {}, 0, {1, 2});
+  const BcastTree chain_of_binary_trees = eco_tree(layout, subnet, {}, 0, {1, 2});
   check_spanning(chain_of_binary_trees, 16, 0);
   // Entries 0 -> 1 -> 2 -> 3 in a chain; inside subnet 0, node 0 feeds 4 and
   // 8, and 4 feeds 12.
@@ -151,12 +159,66 @@ TEST_CASE("ECO's fan-outs shape the subnet tree and each subnet's tree apart", "
   CHECK(chain_of_binary_trees.parent[8] == 0);
   CHECK(chain_of_binary_trees.parent[12] == 4);
   CHECK(tree_depth(chain_of_binary_trees) == 3 + 2);
-  const BcastTree star_of_chains = shim::coll::build_eco_tree(layout, subnet, {}, 0, {3, 1});
+  const BcastTree star_of_chains = eco_tree(layout, subnet, {}, 0, {3, 1});
   check_spanning(star_of_chains, 16, 0);
   for (int entry : {1, 2, 3}) CHECK(star_of_chains.parent[entry] == 0);
   CHECK(star_of_chains.parent[8] == 4);
   CHECK(star_of_chains.parent[12] == 8);
   CHECK(tree_depth(star_of_chains) == 1 + 3);
+}
+
+TEST_CASE("ECO's subnet entries take turns: one tree per turn, two crossings deep, each link loaded once", "[bcast]") {
+  // 4 subnets of 3 nodes x 2 ranks; node n in subnet n % 4.
+  const Layout layout = blocked(12, 2);
+  std::vector<int> subnet(12);
+  for (int node = 0; node < 12; ++node) subnet[node] = node % 4;
+  for (int root = 0; root < layout.size(); ++root) {
+    INFO("root " << root);
+    const std::vector<BcastTree> trees = shim::coll::build_eco_trees(layout, subnet, {}, root, {1, 2, true});
+    REQUIRE(trees.size() == 3);  // subnets - 1 turns
+    // Per subnet: crossings into it and out of it, over all turns.
+    std::vector<int> into(4, 0);
+    std::vector<int> out_of(4, 0);
+    std::vector<int> relays;
+    for (const BcastTree& tree : trees) {
+      check_spanning(tree, layout.size(), root);
+      CHECK(shim::coll::count_links(tree, layout, subnet).inter_subnet == 3);
+      int relay = -1;
+      for (int rank = 0; rank < layout.size(); ++rank) {
+        const int from = tree.parent[rank];
+        if (from < 0) continue;
+        const int a = subnet[layout.node_of(from)];
+        const int b = subnet[layout.node_of(rank)];
+        if (a == b) continue;
+        ++out_of[a];
+        ++into[b];
+        if (from == root) relay = rank;
+      }
+      REQUIRE(relay >= 0);
+      relays.push_back(relay);
+      // The root feeds one entry, which feeds the other two.
+      CHECK(tree.children[relay].size() >= 2);
+      // Subnets first, then a binary tree of 3 nodes, then of 2 ranks.
+      CHECK(tree_depth(tree) <= 2 + 1 + 1);
+    }
+    // Each turn has a different relay; every subnet but the root's is entered
+    // once per turn, and each sends at most once per turn on average.
+    std::sort(relays.begin(), relays.end());
+    CHECK(std::unique(relays.begin(), relays.end()) == relays.end());
+    const int root_subnet = subnet[layout.node_of(root)];
+    for (int s = 0; s < 4; ++s) {
+      CHECK(into[s] == (s == root_subnet ? 0 : 3));
+      CHECK(out_of[s] == (s == root_subnet ? 3 : 2));
+    }
+  }
+}
+
+TEST_CASE("ECO's entries take no turns between two subnets", "[bcast]") {
+  const Layout layout = blocked(4, 2);
+  const std::vector<int> subnet = {0, 1, 0, 1};
+  const std::vector<BcastTree> trees = shim::coll::build_eco_trees(layout, subnet, {}, 3, {1, 2, true});
+  REQUIRE(trees.size() == 1);
+  check_spanning(trees.front(), layout.size(), 3);
 }
 
 TEST_CASE("ECO enters a subnet at the node nearest the sender", "[bcast]") {
@@ -165,7 +227,7 @@ TEST_CASE("ECO enters a subnet at the node nearest the sender", "[bcast]") {
   const Layout layout = blocked(4, 1);
   const std::vector<int> subnet = {0, 0, 1, 1};
   const shim::topo::CostMatrix cost = {{0, 1, 9, 5}, {1, 0, 9, 9}, {9, 9, 0, 1}, {5, 9, 1, 0}};
-  const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, cost, 0, {2, 2});
+  const BcastTree tree = eco_tree(layout, subnet, cost, 0, {2, 2});
   CHECK(tree.parent[3] == 0);
   CHECK(tree.parent[2] == 3);
   CHECK(tree.parent[1] == 0);
@@ -175,7 +237,7 @@ TEST_CASE("without a profile's costs, ECO falls back to node order", "[bcast]") 
   const Layout layout = from({0, 0, 1, 1, 2, 2, 3, 3});
   const std::vector<int> subnet = {0, 1, 0, 1};
   for (int root = 0; root < layout.size(); ++root) {
-    const BcastTree tree = shim::coll::build_eco_tree(layout, subnet, {}, root, {2, 2});
+    const BcastTree tree = eco_tree(layout, subnet, {}, root, {2, 2});
     check_spanning(tree, layout.size(), root);
     CHECK(shim::coll::count_links(tree, layout, subnet).inter_subnet == 1);
   }
