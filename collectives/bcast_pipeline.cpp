@@ -11,9 +11,10 @@ namespace shim::coll {
 
 namespace {
 
-// Segments a rank keeps in flight from its parent, and per child: one on
-// the wire and the next behind it, so a link never waits for a rank to post
-// a segment. More only queue behind those on a real connection, or, where
+// Segments a rank keeps in flight from each tree's parent, and per child
+// (counted over all its sends, against its widest tree): one on the wire
+// and the next behind it, so a link never waits for a rank to post a
+// segment. More only queue behind those on a real connection, or, where
 // concurrent messages share a link's bandwidth (SimGrid's flow model), make
 // every hop deliver them together, one batch per hop. Emulated 3-subnet
 // network, against 8: ECO unchanged, two-level 0.84x at 1 MiB and 0.94x at
@@ -30,6 +31,12 @@ struct Piece {
   MPI_Datatype type;
 };
 
+std::int64_t widest(const std::vector<RelayRole>& roles) {
+  std::size_t most = 1;
+  for (const RelayRole& role : roles) most = std::max(most, role.children.size());
+  return static_cast<std::int64_t>(most);
+}
+
 // This rank's part of one broadcast. Segments arrive from their parents, in
 // whatever order their trees deliver them, and each goes on to its children
 // as soon as it is here: where segments take different trees, waiting for
@@ -37,11 +44,13 @@ struct Piece {
 // another path.
 //
 // Sends to one child go in segment order, as the child posts its receives
-// from this rank, so each matches its own buffer; at most kSegmentsInFlight
-// go to one child at a time. No deadlock: take the lowest segment s some
-// rank r still lacks. r has a receive posted for it (receives are posted in
-// segment order), and every lower segment has arrived everywhere, so r's
-// parent for s has nothing older in flight to r and holds s: it sends s.
+// from this rank, so each matches its own buffer. A rank keeps at most
+// kSegmentsInFlight sends per child of its widest tree in flight, except
+// that its lowest segment still to be sent may always go. No deadlock: take
+// the lowest segment s some rank r still lacks. r has a receive posted for
+// it (receives are posted in segment order), and every lower segment has
+// arrived everywhere, so r's parent for s has nothing older in flight to r,
+// holds s, and s is the lowest segment it has still to send.
 class Relay {
  public:
   Relay(const BcastBuffer& buffer, const std::vector<RelayRole>& roles, const SegmentPlan& plan,
@@ -53,6 +62,7 @@ class Relay {
         shadow_(shadow),
         extent_(extent),
         packed_(packed),
+        send_limit_(kSegmentsInFlight * widest(roles)),
         receive_limit_(kSegmentsInFlight * static_cast<std::int64_t>(roles.size())),
         held_(static_cast<std::size_t>(plan.segments), at_root() ? 1 : 0) {
     for (const RelayRole& role : roles_) {
@@ -61,7 +71,6 @@ class Relay {
       }
     }
     next_.resize(children_.size());
-    in_flight_.assign(children_.size(), 0);
     for (std::size_t c = 0; c < children_.size(); ++c) next_[c] = next_segment_for(c, 0);
   }
 
@@ -80,7 +89,7 @@ class Relay {
         --receives_posted_;
         SHIM_TRY(post_receives());
       } else {
-        --in_flight_[static_cast<std::size_t>(done.child)];
+        --sends_posted_;
       }
       SHIM_TRY(send_what_can_go());
     }
@@ -165,16 +174,18 @@ class Relay {
     return MPI_SUCCESS;
   }
 
-  // The send to go next: the lowest segment held and due to a child with
-  // room, to the first such child in its tree's order (the slow links
-  // first); children_.size() when none may go.
+  // The send to go next: the lowest segment held and due to a child, to the
+  // first such child in its tree's order (the slow links first), within the
+  // limit; children_.size() when none may go.
   std::size_t next_send() const {
+    std::int64_t lowest_due = plan_.segments;
+    for (const std::int64_t s : next_) lowest_due = std::min(lowest_due, s);
     std::size_t best = children_.size();
     std::pair<std::int64_t, std::size_t> best_key{plan_.segments, children_.size()};
     for (std::size_t c = 0; c < children_.size(); ++c) {
       const std::int64_t s = next_[c];
-      if (s >= plan_.segments || held_[static_cast<std::size_t>(s)] == 0 || in_flight_[c] >= kSegmentsInFlight)
-        continue;
+      if (s >= plan_.segments || held_[static_cast<std::size_t>(s)] == 0) continue;
+      if (sends_posted_ >= send_limit_ && s != lowest_due) continue;
       const std::vector<int>& order = role(s).children;
       const auto place = static_cast<std::size_t>(std::find(order.begin(), order.end(), children_[c]) - order.begin());
       const std::pair<std::int64_t, std::size_t> key{s, place};
@@ -190,7 +201,7 @@ class Relay {
     for (std::size_t c = next_send(); c < children_.size(); c = next_send()) {
       const std::int64_t s = next_[c];
       next_[c] = next_segment_for(c, s + 1);
-      ++in_flight_[c];
+      ++sends_posted_;
       const Piece p = piece(s);
       SHIM_TRY(PMPI_Isend_c(p.address, p.count, p.type, children_[c], tags::kBcastSegment, shadow_,
                             slot_for({s, static_cast<int>(c)})));
@@ -205,11 +216,12 @@ class Relay {
   MPI_Comm shadow_;
   MPI_Count extent_;
   std::byte* packed_;
+  std::int64_t send_limit_;
   std::int64_t receive_limit_;
   std::vector<char> held_;               // per segment: here, to be sent on
   std::vector<int> children_;            // every tree's children, each once
   std::vector<std::int64_t> next_;       // per child: the next segment it gets from this rank
-  std::vector<std::int64_t> in_flight_;  // per child
+  std::int64_t sends_posted_ = 0;
   std::int64_t receives_posted_ = 0;
   std::int64_t receives_next_ = 0;
   std::vector<MPI_Request> requests_;  // receives and sends in flight; MPI_REQUEST_NULL in free slots

@@ -190,10 +190,11 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
   // entries carries the same bytes on every link in two crossings. That
   // pays while the chain would spend most of its time filling up: a message
   // of 2 to topo::kSegmentsPerMessage segments. Longer ones stream through
-  // the chain one flow per link, where the turns' flows share each entry's
-  // link. Scale model, ECO-like platform, 64 x 8 (docs/scale/headline.md):
-  // 16 KiB in 4 segments 267.7 us against the chain's 309.2; 64 KiB in 16,
-  // 785.2 against 750.0.
+  // the chain with one flow per link, where the turns' flows share each
+  // entry's link. Scale model, ECO-like platform, 64 x 8
+  // (docs/scale/headline.md): 16 KiB in 4 segments, 260.3 us with turns
+  // against 314.7 chained; 64 KiB in 16, 754.1 against 750.0; 256 KiB,
+  // 2527.0 against 2490.4.
   const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
   const std::int64_t segments = (bytes + segment - 1) / segment;
   const bool rotate = k == 1 && segments >= 2 && segments <= topo::kSegmentsPerMessage;

@@ -40,6 +40,9 @@ std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
   const MPI_Datatype vector = types.strided_ints();
   cases.push_back({"vector(3,2,4) of int x3", vector, 3});
   cases.push_back({"vector(3,2,4) of int x2000 (pipelined)", vector, 2000, false});
+  // 2-4 segments of 4 KiB: where ECO's subnet entries take turns.
+  cases.push_back({"double x1500 (3 segments)", MPI_DOUBLE, 1500, false});
+  cases.push_back({"vector(3,2,4) of int x500 (3 segments)", vector, 500, false});
   cases.push_back({"struct {int,double,char} x5", types.record(), 5});
   cases.push_back({"int resized to extent 12 x1000", types.spaced_int(), 1000, false});
   cases.push_back({"int resized lb -8 extent 16 x9", types.negative_lb_int(), 9});
@@ -48,6 +51,9 @@ std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
   MPI_Datatype big;
   PMPI_Type_vector(25000, 1, 2, MPI_INT, &big);
   cases.push_back({"vector(25000,1,2) x1 (one huge element, packed)", types.commit(big), 1, false});
+  MPI_Datatype three_segments;
+  PMPI_Type_vector(3000, 1, 2, MPI_INT, &three_segments);
+  cases.push_back({"vector(3000,1,2) x1 (one element, 3 packed segments)", types.commit(three_segments), 1, false});
 
   cases.push_back({"MPI_DOUBLE_INT pair x4", MPI_DOUBLE_INT, 4});
   cases.push_back({"count 0", MPI_INT, 0});
