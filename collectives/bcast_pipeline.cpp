@@ -218,9 +218,9 @@ class Relay {
   std::byte* packed_;
   std::int64_t send_limit_;
   std::int64_t receive_limit_;
-  std::vector<char> held_;               // per segment: here, to be sent on
-  std::vector<int> children_;            // every tree's children, each once
-  std::vector<std::int64_t> next_;       // per child: the next segment it gets from this rank
+  std::vector<char> held_;          // per segment: here, to be sent on
+  std::vector<int> children_;       // every tree's children, each once
+  std::vector<std::int64_t> next_;  // per child: the next segment it gets from this rank
   std::int64_t sends_posted_ = 0;
   std::int64_t receives_posted_ = 0;
   std::int64_t receives_next_ = 0;

@@ -16,11 +16,12 @@ namespace shim::coll {
 struct BcastFanout {
   int between_subnets = 2;
   int within_subnet = 2;
-  // Between three or more subnets, instead of a tree: the entries take turns.
+  // Between four or more subnets, instead of a tree: the entries take turns.
   // Segment s goes from the root to the entry of subnet 1 + s mod (subnets -
   // 1), which passes it on to every other entry. Every entry's link still
   // carries the message once inbound and at most once outbound, as in a chain,
-  // but each segment crosses at most two boundaries instead of subnets - 1.
+  // but each segment crosses at most two boundaries instead of subnets - 1
+  // (with three subnets, two either way: one tree, no turns).
   bool rotate_entries = false;
   auto operator<=>(const BcastFanout&) const = default;
 };
@@ -57,7 +58,7 @@ BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k);
 // its parent subnet's entry; a tree over the nodes of each subnet from its
 // entry; binary trees inside nodes. `subnet_of_node` numbers subnets from 0;
 // `node_cost[a][b]` orders choices by measured cost (empty: node order).
-// One tree, or with fanout.rotate_entries and three or more subnets one per
+// One tree, or with fanout.rotate_entries and four or more subnets one per
 // entry that takes a turn: segment s of a message travels down tree
 // s mod size (bcast_pipeline).
 std::vector<BcastTree> build_eco_trees(const topo::Layout& layout, const std::vector<int>& subnet_of_node,

@@ -48,7 +48,7 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
   std::string text = "; tree fan-out " + std::to_string(fanout.between_subnets);
   if (decision.algorithm == Algorithm::eco) {
     text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
-    if (fanout.rotate_entries && state.subnets_spanned() >= 3) text += ", subnet entries take turns";
+    if (fanout.rotate_entries && state.subnets_spanned() >= 4) text += ", subnet entries take turns";
   }
   if (plan.segments > 1) {
     text += ", " + std::to_string(plan.segments) + " pipelined segments of " + format_bytes(segment);

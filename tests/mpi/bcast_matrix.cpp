@@ -90,19 +90,22 @@ shim_counters counters(shim_bcast_algorithm algorithm) {
 
 // The layout this test runs on, as shim sees it, when the test can know it:
 // virtual nodes (SHIM_NODE_SIZE) with the test profile's subnets (virtual
-// node i is in subnet i % 3), or one host without a profile. On real hosts
+// node i is in subnet i % SHIM_TEST_SUBNETS, default 3), or one host without
+// a profile. On real hosts
 // with a measured profile (the vcluster tests) auto's choice is not checked
 // against a prediction, only that it ran and was correct.
 struct Expected {
   bool known = true;
   int node_size = 0;
   bool profile = false;
+  int subnets = 3;
 };
 
 Expected expected_setup() {
   Expected e;
   if (const char* k = std::getenv("SHIM_NODE_SIZE")) e.node_size = std::atoi(k);
   e.profile = std::getenv("SHIM_PROFILE") != nullptr;
+  if (const char* s = std::getenv("SHIM_TEST_SUBNETS")) e.subnets = std::max(1, std::atoi(s));
   int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   int one_host = shim::test::processes_on_this_host() == size ? 1 : 0;
@@ -125,7 +128,7 @@ shim_bcast_algorithm expected_auto(const Expected& e, MPI_Comm comm) {
   for (int r : world) {
     const int node = e.node_size > 0 ? r / e.node_size : 0;
     nodes.push_back(node);
-    subnets.push_back(node % 3);
+    subnets.push_back(node % e.subnets);
   }
   for (int node : nodes) ppn = std::max<int>(ppn, static_cast<int>(std::count(nodes.begin(), nodes.end(), node)));
   std::sort(nodes.begin(), nodes.end());

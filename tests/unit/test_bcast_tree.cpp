@@ -213,12 +213,17 @@ TEST_CASE("ECO's subnet entries take turns: one tree per turn, two crossings dee
   }
 }
 
-TEST_CASE("ECO's entries take no turns between two subnets", "[bcast]") {
-  const Layout layout = blocked(4, 2);
-  const std::vector<int> subnet = {0, 1, 0, 1};
-  const std::vector<BcastTree> trees = shim::coll::build_eco_trees(layout, subnet, {}, 3, {1, 2, true});
-  REQUIRE(trees.size() == 1);
-  check_spanning(trees.front(), layout.size(), 3);
+TEST_CASE("ECO's entries take no turns between two or three subnets: the chain is as short", "[bcast]") {
+  for (const int subnets : {2, 3}) {
+    INFO(subnets << " subnets");
+    const Layout layout = blocked(6, 2);
+    std::vector<int> subnet(6);
+    for (int node = 0; node < 6; ++node) subnet[node] = node % subnets;
+    const std::vector<BcastTree> trees = shim::coll::build_eco_trees(layout, subnet, {}, 3, {1, 2, true});
+    REQUIRE(trees.size() == 1);
+    check_spanning(trees.front(), layout.size(), 3);
+    CHECK(shim::coll::count_links(trees.front(), layout, subnet).inter_subnet == subnets - 1);
+  }
 }
 
 TEST_CASE("ECO enters a subnet at the node nearest the sender", "[bcast]") {
