@@ -1,6 +1,7 @@
 #include "collectives/bcast_pipeline.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -70,6 +71,15 @@ class Relay {
         if (std::find(children_.begin(), children_.end(), child) == children_.end()) children_.push_back(child);
       }
     }
+    place_.assign(roles_.size(), std::vector<std::size_t>(children_.size(), kNotFed));
+    for (std::size_t r = 0; r < roles_.size(); ++r) {
+      const std::vector<int>& order = roles_[r].children;
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        const auto c =
+            static_cast<std::size_t>(std::find(children_.begin(), children_.end(), order[i]) - children_.begin());
+        place_[r][c] = i;
+      }
+    }
     next_.resize(children_.size());
     for (std::size_t c = 0; c < children_.size(); ++c) next_[c] = next_segment_for(c, 0);
   }
@@ -118,20 +128,22 @@ class Relay {
     int child = -1;  // index into children_; -1: a receive
   };
 
-  const RelayRole& role(std::int64_t s) const { return roles_[static_cast<std::size_t>(s) % roles_.size()]; }
+  static constexpr std::size_t kNotFed = SIZE_MAX;
+
+  std::size_t tree_of(std::int64_t s) const { return static_cast<std::size_t>(s) % roles_.size(); }
+  const RelayRole& role(std::int64_t s) const { return roles_[tree_of(s)]; }
   bool at_root() const { return roles_.front().parent < 0; }
 
-  bool feeds(std::int64_t s, std::size_t c) const {
-    const std::vector<int>& children = role(s).children;
-    return std::find(children.begin(), children.end(), children_[c]) != children.end();
-  }
+  // Where child c comes in segment s's send order; kNotFed when s's tree
+  // does not make it this rank's child.
+  std::size_t place(std::int64_t s, std::size_t c) const { return place_[tree_of(s)][c]; }
 
   // The first segment from `from` on that child c receives from this rank;
   // plan_.segments when there is none. Trees repeat every roles_.size().
   std::int64_t next_segment_for(std::size_t c, std::int64_t from) const {
     const auto period = static_cast<std::int64_t>(roles_.size());
     for (std::int64_t s = from; s < plan_.segments && s < from + period; ++s) {
-      if (feeds(s, c)) return s;
+      if (place(s, c) != kNotFed) return s;
     }
     return plan_.segments;
   }
@@ -186,9 +198,7 @@ class Relay {
       const std::int64_t s = next_[c];
       if (s >= plan_.segments || held_[static_cast<std::size_t>(s)] == 0) continue;
       if (sends_posted_ >= send_limit_ && s != lowest_due) continue;
-      const std::vector<int>& order = role(s).children;
-      const auto place = static_cast<std::size_t>(std::find(order.begin(), order.end(), children_[c]) - order.begin());
-      const std::pair<std::int64_t, std::size_t> key{s, place};
+      const std::pair<std::int64_t, std::size_t> key{s, place(s, c)};
       if (key < best_key) {
         best = c;
         best_key = key;
@@ -218,9 +228,10 @@ class Relay {
   std::byte* packed_;
   std::int64_t send_limit_;
   std::int64_t receive_limit_;
-  std::vector<char> held_;          // per segment: here, to be sent on
-  std::vector<int> children_;       // every tree's children, each once
-  std::vector<std::int64_t> next_;  // per child: the next segment it gets from this rank
+  std::vector<char> held_;                       // per segment: here, to be sent on
+  std::vector<int> children_;                    // every tree's children, each once
+  std::vector<std::vector<std::size_t>> place_;  // per tree, per child: place in the tree's send order
+  std::vector<std::int64_t> next_;               // per child: the next segment it gets from this rank
   std::int64_t sends_posted_ = 0;
   std::int64_t receives_posted_ = 0;
   std::int64_t receives_next_ = 0;

@@ -93,10 +93,7 @@ std::vector<BcastTree> build_eco_trees(const topo::Layout& layout, const std::ve
   };
   std::stable_sort(subnets.begin(), subnets.end(), [&](int a, int b) { return distance(a) < distance(b); });
   subnets.insert(subnets.begin(), root_subnet);
-  // Between three subnets a chain is two crossings deep already, and turns
-  // only add a second flow into each entry: on the emulated 3-subnet network
-  // (tests/vcluster/three_subnets.spec) 16 KiB took 1.1x the chain's time.
-  const bool rotate = fanout.rotate_entries && subnets.size() >= 4;
+  const bool rotate = entries_take_turns(fanout, static_cast<int>(subnets.size()));
 
   // Each subnet's entry node, nearest the entry that feeds it: its parent in
   // the subnet tree, or the root's node when entries take turns.

@@ -32,6 +32,17 @@ std::vector<SegmentShare> shares_by_tree(const coll::SegmentPlan& plan, std::int
   return shares;
 }
 
+// The trees a broadcast of `bytes` takes from `call.root`, and its segments:
+// what record() counts and run() sends.
+struct Route {
+  const BcastRole& role;
+  coll::SegmentPlan plan;
+};
+Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState& state, std::int64_t bytes) {
+  return {state.bcast_role(algorithm, call.root, bcast_fanout(algorithm, bytes)),
+          coll::plan_segments(call.count, call.type_size, bcast_segment_bytes(algorithm, bytes))};
+}
+
 }  // namespace
 
 BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) {
@@ -48,7 +59,7 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
   std::string text = "; tree fan-out " + std::to_string(fanout.between_subnets);
   if (decision.algorithm == Algorithm::eco) {
     text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
-    if (fanout.rotate_entries && state.subnets_spanned() >= 4) text += ", subnet entries take turns";
+    if (coll::entries_take_turns(fanout, state.subnets_spanned())) text += ", subnet entries take turns";
   }
   if (plan.segments > 1) {
     text += ", " + std::to_string(plan.segments) + " pipelined segments of " + format_bytes(segment);
@@ -84,9 +95,7 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
                   bytes,
                   decision.algorithm != Algorithm::native};
   if (decision.algorithm != Algorithm::native) {
-    const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm, bytes));
-    const coll::SegmentPlan plan =
-        coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm, bytes));
+    const auto [role, plan] = route_of(*this, decision.algorithm, state, bytes);
     const std::vector<SegmentShare> shares = shares_by_tree(plan, type_size, bytes, role.trees.size());
     for (std::size_t t = 0; t < shares.size(); ++t) {
       const auto inter = static_cast<std::int64_t>(role.inter_node_children[t]);
@@ -102,8 +111,7 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
 
 int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                    std::int64_t bytes) const {
-  const BcastRole& role = state.bcast_role(decision.algorithm, root, bcast_fanout(decision.algorithm, bytes));
-  const coll::SegmentPlan plan = coll::plan_segments(count, type_size, bcast_segment_bytes(decision.algorithm, bytes));
+  const auto [role, plan] = route_of(*this, decision.algorithm, state, bytes);
   return coll::run_tree_bcast({buffer, count, type}, role.trees, plan, bytes, hierarchy.shadow(), state.scratch());
 }
 
