@@ -79,7 +79,9 @@ def piecewise(costs, column):
     between two measured sizes, the straight line through them; past the
     last one, the last segment's slope. A receive that took longer than the
     one-way time did not find its message arrived (a rendezvous: it waited
-    for the transfer), so it measures no overhead and is left out."""
+    for the transfer), so it measures no overhead and is left out.
+    A section's offset may be negative: SMPI uses a section only above its
+    start size, where the line is at or above the measured point."""
     sizes = [s for s in sorted(costs) if column != "recv_s" or costs[s]["recv_s"] < costs[s]["one_way_s"]]
     sections = []
     slope = 0.0
@@ -88,7 +90,7 @@ def piecewise(costs, column):
         if i + 1 < len(sizes):
             nxt = sizes[i + 1]
             slope = max((costs[nxt][column] - t) / (nxt - size), 0.0)
-        offset = max(t - slope * size, 0.0)
+        offset = t - slope * size
         sections.append(f"{0 if i == 0 else size}:{offset:.6g}:{slope:.6g}")
     return ";".join(sections)
 
