@@ -8,10 +8,11 @@
 
 namespace shim::coll {
 
-enum class AlltoallAlgorithm : std::uint8_t { native, sa, rd, leader };
+enum class AlltoallAlgorithm : std::uint8_t { native, sa, rd, leader, linear };
 
 inline constexpr std::array kAlltoallAlgorithms = {AlltoallAlgorithm::native, AlltoallAlgorithm::sa,
-                                                   AlltoallAlgorithm::rd, AlltoallAlgorithm::leader};
+                                                   AlltoallAlgorithm::rd, AlltoallAlgorithm::leader,
+                                                   AlltoallAlgorithm::linear};
 
 constexpr std::string_view name(AlltoallAlgorithm algorithm) {
   switch (algorithm) {
@@ -23,6 +24,8 @@ constexpr std::string_view name(AlltoallAlgorithm algorithm) {
       return "rd";
     case AlltoallAlgorithm::leader:
       return "leader";
+    case AlltoallAlgorithm::linear:
+      return "linear";
   }
   return "?";
 }

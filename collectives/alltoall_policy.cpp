@@ -43,6 +43,18 @@ constexpr std::array kRules = {
                    return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
                           " <= " + format_bytes(f.thresholds.leader_max_bytes);
                  }},
+    AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 256 B", AlltoallAlgorithm::linear,
+                 "few processes: every block in flight at once keeps the links busy without copies (Open MPI's "
+                 "basic linear; scale model, docs/scale/small.md)",
+                 [](const AlltoallFacts& f) {
+                   return saturating_product(f.nodes, f.ppn) <= kLinearMaxRanks &&
+                          f.block_bytes >= kLinearMinBlockBytes;
+                 },
+                 [](const AlltoallFacts& f) {
+                   return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) +
+                          " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
+                          format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
+                 }},
     AlltoallRule{"aggregate", "ppn * block <= SHIM_ALLTOALL_SA_MAX", AlltoallAlgorithm::sa,
                  "start-up cost dominates: ppn times fewer, larger inter-node messages, sent by all cores "
                  "(Kumar, Mamidala and Panda, Figure 7)",
@@ -83,6 +95,7 @@ bool alltoall_native_for_every_block(int nodes, int ppn) { return nodes <= 1 || 
 std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
   switch (algorithm) {
     case AlltoallAlgorithm::native:
+    case AlltoallAlgorithm::linear:
       return 0;
     case AlltoallAlgorithm::sa:
     case AlltoallAlgorithm::rd:

@@ -47,7 +47,8 @@ using AlltoallPolicy = RuleTable<AlltoallFacts, AlltoallAlgorithm>;
 const AlltoallPolicy& alltoall_policy();
 
 // The largest message of `algorithm`'s rail step anywhere in the layout:
-// ppn x block for SA and RD, ppn^2 x block between leaders (0 for native).
+// ppn x block for SA and RD, ppn^2 x block between leaders (0 for native
+// and linear, which have no rail step).
 // It depends only on facts every rank shares, so all take the same step.
 std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 
@@ -57,6 +58,15 @@ std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const Allto
 // platform, 64 nodes): rail messages of 4-8 B went 1.1-1.5x slower point to
 // point, 16 B ones tied at 64 x 8 and won at 64 x 16 (7.7 against 9.0 us).
 inline constexpr std::int64_t kRailTinyBytes = 16;
+
+// Linear (every block straight to its rank, all at once) while the
+// communicator has at most this many processes (nodes x ppn) and blocks are
+// at least kLinearMinBlockBytes. From the small sweep (docs/scale/small.md,
+// 16-64 ranks, onload platform): from 256 B blocks linear beat SA and MPICH's
+// own alltoall at every layout; at 64-128 B SA won at 8 x 8; the ranks
+// limit is where the sweep stops, not a measured crossover.
+inline constexpr int kLinearMaxRanks = 64;
+inline constexpr std::int64_t kLinearMinBlockBytes = 256;
 
 // Point to point unless the largest message is over
 // SHIM_ALLTOALL_RAIL_P2P_MAX, or tiny between so many nodes that Bruck's

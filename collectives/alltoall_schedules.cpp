@@ -39,6 +39,8 @@ Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout
       return build_rd_schedule(layout, rank);
     case AlltoallAlgorithm::leader:
       return build_leader_schedule(layout, rank);
+    case AlltoallAlgorithm::linear:
+      return build_linear_schedule(layout, rank);
     case AlltoallAlgorithm::native:
       break;
   }

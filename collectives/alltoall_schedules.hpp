@@ -32,6 +32,14 @@ Schedule build_rd_schedule(const topo::Layout& layout, int rank);
 // (3) scatter.
 Schedule build_leader_schedule(const topo::Layout& layout, int rank);
 
+// Linear: every block sent straight to its rank, all messages posted at
+// once (Open MPI's "basic linear"). Not hierarchical: it wins where the
+// node's link gains from many concurrent flows and aggregation's copies cost
+// more than per-message overheads save. Rank r sends to r+1, r+2, ... and
+// receives from r-1, r-2, ..., so no rank is every sender's first target.
+// Not in-place safe (Schedule::in_place_safe).
+Schedule build_linear_schedule(const topo::Layout& layout, int rank);
+
 // Dispatches to the builders above; native has no schedule.
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank);
 

@@ -52,6 +52,11 @@ struct Phase {
 struct Schedule {
   std::vector<Phase> phases;
   std::int64_t stage_blocks = 0;
+  // False when a phase reads send blocks while writing receive blocks. With
+  // MPI_IN_PLACE the two are one buffer, so the runner first packs it and
+  // sends from the copy; schedules that read all send blocks before writing
+  // any receive block need no copy.
+  bool in_place_safe = true;
 };
 
 // How a rail_alltoall phase is carried out: its messages sent point to point

@@ -15,9 +15,13 @@ namespace {
 
 // The public enums of shim.h, mapped onto shim's choices in one place: the
 // value is the index; ..._AUTO is nullopt (the policy table).
-constexpr std::array<shim::Choice<shim::coll::AlltoallAlgorithm>, 5> kAlltoallByValue = {
-    std::nullopt, shim::coll::AlltoallAlgorithm::native, shim::coll::AlltoallAlgorithm::sa,
-    shim::coll::AlltoallAlgorithm::rd, shim::coll::AlltoallAlgorithm::leader};
+constexpr std::array<shim::Choice<shim::coll::AlltoallAlgorithm>, 6> kAlltoallByValue = {
+    std::nullopt,
+    shim::coll::AlltoallAlgorithm::native,
+    shim::coll::AlltoallAlgorithm::sa,
+    shim::coll::AlltoallAlgorithm::rd,
+    shim::coll::AlltoallAlgorithm::leader,
+    shim::coll::AlltoallAlgorithm::linear};
 constexpr std::array<shim::Choice<shim::coll::BcastAlgorithm>, 4> kBcastByValue = {
     std::nullopt, shim::coll::BcastAlgorithm::native, shim::coll::BcastAlgorithm::eco,
     shim::coll::BcastAlgorithm::twolevel};

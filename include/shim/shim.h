@@ -40,7 +40,8 @@ typedef enum shim_alltoall_algorithm {
   SHIM_ALLTOALL_NATIVE = 1, /* PMPI_Alltoall */
   SHIM_ALLTOALL_SA = 2,     /* send-side aggregation */
   SHIM_ALLTOALL_RD = 3,     /* receive-side distribution */
-  SHIM_ALLTOALL_LEADER = 4  /* leader-based */
+  SHIM_ALLTOALL_LEADER = 4, /* leader-based */
+  SHIM_ALLTOALL_LINEAR = 5  /* every block straight to its rank, all at once */
 } shim_alltoall_algorithm;
 
 /* Collective over comm: the alltoall algorithm for comm, overriding

@@ -44,8 +44,9 @@ double value(int source, int dest, std::int64_t i) {
   return static_cast<double>((std::int64_t{source} * 4096 + dest) * (std::int64_t{1} << 32) + i);
 }
 
-constexpr shim_alltoall_algorithm kForced[] = {SHIM_ALLTOALL_SA, SHIM_ALLTOALL_RD, SHIM_ALLTOALL_LEADER};
-const char* const kNames[] = {"auto", "native", "sa", "rd", "leader"};
+constexpr shim_alltoall_algorithm kForced[] = {SHIM_ALLTOALL_SA, SHIM_ALLTOALL_RD, SHIM_ALLTOALL_LEADER,
+                                               SHIM_ALLTOALL_LINEAR};
+const char* const kNames[] = {"auto", "native", "sa", "rd", "leader", "linear"};
 
 // Blocks of `count` doubles spaced `stride` bytes apart: block extent is
 // count * stride.

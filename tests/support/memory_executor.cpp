@@ -46,7 +46,9 @@ class Simulator {
       RankMemory memory;
       memory.send.resize(size);
       for (int dest = 0; dest < size; ++dest) memory.send[dest] = std::int64_t{rank} * size + dest;
-      memory.in_place = in_place;
+      // As the runner does for a schedule that is not in-place safe: the
+      // send blocks are a copy of the in-place buffer.
+      memory.in_place = in_place && schedules_.back().in_place_safe;
       memory.recv = in_place ? memory.send : std::vector<std::int64_t>(size, kEmpty);
       memory.stage.assign(schedules_.back().stage_blocks, kEmpty);
       memory_.push_back(std::move(memory));

@@ -31,11 +31,30 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(1, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
-  CHECK(pick(1024, 2, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(1025, 2, 4) == AlltoallAlgorithm::native);
+  CHECK(pick(64, 2, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(256, 16, 8) == AlltoallAlgorithm::sa);  // 128 processes: too many for linear
+  CHECK(pick(1024, 17, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(1025, 16, 8) == AlltoallAlgorithm::native);
   AlltoallThresholds wider;
   wider.sa_max_bytes = 64 * 1024;
   CHECK(pick(8192, 64, 8, NicClass::onload, wider) == AlltoallAlgorithm::sa);
+}
+
+TEST_CASE("up to 64 processes, blocks from 256 B go linear", "[policy]") {
+  CHECK(pick(256, 8, 8) == AlltoallAlgorithm::linear);
+  CHECK(rule_for({256, 8, 8, NicClass::onload, {}}).name == "few-ranks-linear");
+  CHECK(pick(255, 8, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(1 << 20, 4, 16) == AlltoallAlgorithm::linear);
+  CHECK(pick(4096, 2, 2) == AlltoallAlgorithm::linear);
+  CHECK(pick(4096, 13, 5) == AlltoallAlgorithm::native);  // 65 processes
+  CHECK(pick(256, 1, 64) == AlltoallAlgorithm::native);   // one node stays native
+  CHECK(pick(256, 64, 1) == AlltoallAlgorithm::native);   // so does one process per node
+  // Offload NICs keep one sender per node while it applies.
+  CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::leader);
+  CHECK(pick(1024, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
+  const AlltoallFacts facts{512, 4, 8, NicClass::onload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("4 nodes x 8 <= 64 processes, block 512 B") !=
+        std::string::npos);
 }
 
 TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[policy]") {
@@ -76,7 +95,7 @@ TEST_CASE("absurd sizes do not overflow into a small-message rule", "[policy]") 
 }
 
 TEST_CASE("every decision names its rule and explains itself with numbers", "[policy]") {
-  const AlltoallFacts facts{512, 2, 4, NicClass::onload, {}};
+  const AlltoallFacts facts{512, 17, 4, NicClass::onload, {}};
   const auto& rule = rule_for(facts);
   CHECK(rule.name == "aggregate");
   CHECK(shim::coll::AlltoallPolicy::explain(rule, facts).find("2 KiB <= 4 KiB") != std::string::npos);

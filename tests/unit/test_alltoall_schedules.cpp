@@ -40,7 +40,8 @@ std::vector<Layout> layout_zoo() {
 }  // namespace
 
 TEST_CASE("every algorithm delivers every block exactly, on every layout", "[schedule]") {
-  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader}) {
+  for (AlltoallAlgorithm algorithm :
+       {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader, AlltoallAlgorithm::linear}) {
     for (const Layout& layout : layout_zoo()) {
       INFO(std::string(name(algorithm)) << " on " << layout.describe());
       const auto result = shim::test::simulate_alltoall(algorithm, layout);
@@ -73,7 +74,8 @@ NodeTraffic node_traffic(const std::vector<Traffic>& per_rank, const Layout& lay
 }  // namespace
 
 TEST_CASE("every algorithm is correct with send and receive buffers aliased (MPI_IN_PLACE)", "[schedule]") {
-  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader}) {
+  for (AlltoallAlgorithm algorithm :
+       {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader, AlltoallAlgorithm::linear}) {
     for (const Layout& layout : layout_zoo()) {
       INFO(std::string(name(algorithm)) << " in place on " << layout.describe());
       const auto result = shim::test::simulate_alltoall(algorithm, layout, true);
@@ -177,4 +179,24 @@ TEST_CASE("stage buffers are sized to what the schedule touches", "[schedule]") 
   CHECK(shim::coll::build_rd_schedule(layout, 3).stage_blocks == 8);
   CHECK(shim::coll::build_leader_schedule(layout, 0).stage_blocks == 2 * 4 * 8);
   CHECK(shim::coll::build_leader_schedule(layout, 1).stage_blocks == 0);
+}
+
+TEST_CASE("linear sends every block straight to its rank, as a flat exchange does", "[schedule][traffic]") {
+  for (const Layout& layout : layout_zoo()) {
+    INFO(layout.describe());
+    for (int rank = 0; rank < layout.size(); ++rank) {
+      const auto schedule = shim::coll::build_alltoall_schedule(AlltoallAlgorithm::linear, layout, rank);
+      CHECK(schedule.phases.size() == 1);
+      CHECK(schedule.stage_blocks == 0);
+      CHECK(shim::coll::schedule_traffic(schedule, layout, rank) == shim::coll::flat_traffic(layout, rank));
+    }
+  }
+}
+
+TEST_CASE("only linear needs a copy of the send blocks for MPI_IN_PLACE", "[schedule]") {
+  const Layout layout = blocked(3, 2);
+  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader}) {
+    CHECK(shim::coll::build_alltoall_schedule(algorithm, layout, 1).in_place_safe);
+  }
+  CHECK_FALSE(shim::coll::build_alltoall_schedule(AlltoallAlgorithm::linear, layout, 1).in_place_safe);
 }

@@ -94,7 +94,7 @@ TEST_CASE("a malformed setting gives one line naming variable, value and accepte
   const std::string& line = parsed.problems.front();
   CHECK(line.find("SHIM_ALLTOALL") != std::string::npos);
   CHECK(line.find("'sx'") != std::string::npos);
-  CHECK(line.find("auto|native|sa|rd|leader") != std::string::npos);
+  CHECK(line.find("auto|native|sa|rd|leader|linear") != std::string::npos);
   CHECK(line.find("default, auto") != std::string::npos);
   CHECK(line.find('\n') == std::string::npos);
   // The bad value falls back to the default; the good one still applies.

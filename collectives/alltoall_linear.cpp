@@ -1,0 +1,20 @@
+#include "collectives/alltoall_schedules.hpp"
+
+namespace shim::coll {
+
+Schedule build_linear_schedule(const topo::Layout& layout, int rank) {
+  const int size = layout.size();
+  Phase exchange;
+  for (int step = 0; step < size; ++step) {
+    const int dest = (rank + step) % size;
+    const int source = (rank - step + size) % size;
+    exchange.sends.push_back({dest, {{Buffer::send, dest, 1}}});
+    exchange.recvs.push_back({source, {{Buffer::recv, source, 1}}});
+  }
+  Schedule schedule;
+  schedule.phases.push_back(std::move(exchange));
+  schedule.in_place_safe = false;
+  return schedule;
+}
+
+}  // namespace shim::coll
