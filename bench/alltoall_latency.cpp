@@ -18,7 +18,7 @@ constexpr std::string_view kUsage = R"(
                      small: 4 calls, 1 warm-up and 3 rounds unless given, for counts from oversubscribed runs
   --warmup N         untimed calls per algorithm and size; default 10
   --rounds R         rounds per size, each one batch of every algorithm; default 7
-  --algorithms LIST  from native,auto,sa,rd,leader; default all (native is required)
+  --algorithms LIST  from native,auto,sa,rd,leader,linear; default all (native is required)
   --nodes N          nodes for the per-node figures; default from SHIM_NODE_SIZE, else the hosts
 )";
 
