@@ -14,8 +14,8 @@ same counts merged. No root needed; about 8 minutes with other work alongside
 import driver
 
 LAYOUTS = [("2 x 4", 8, 4), ("4 x 2", 8, 2), ("3+3+1", 7, 3), ("8 x 1", 8, 1)]  # (name, ranks, SHIM_NODE_SIZE)
-ALGORITHMS = ["auto", "sa", "rd", "leader"]
-PLOTTED = [1024, 65536]
+ALGORITHMS = ["auto", "sa", "rd", "leader", "linear"]
+PLOTTED = [64, 65536]  # auto aggregates at the one, sends flat at the other
 
 
 def main():
@@ -54,7 +54,7 @@ def main():
         [(f"block {driver.format_size(size)}", "messages per call per node", list(results),
           {label: [float(next(r for r in rows if r[0] == name and r[1] == size)[k]) for name in results]
            for k, label in [(2, "native (flat exchange)"), (3, "shim auto"), (4, "shim sa"), (5, "shim rd"),
-                            (6, "shim leader")]})
+                            (6, "shim leader"), (7, "shim linear")]})
          for size in PLOTTED])
     return status
 
