@@ -15,7 +15,7 @@ import driver
 
 LAYOUTS = [("2 x 4", 8, 4), ("4 x 2", 8, 2), ("3+3+1", 7, 3), ("8 x 1", 8, 1)]  # (name, ranks, SHIM_NODE_SIZE)
 ALGORITHMS = ["auto", "sa", "rd", "leader", "linear"]
-PLOTTED = [64, 65536]  # auto aggregates at the one, sends flat at the other
+PLOTTED = [16, 65536]  # auto aggregates at the one, sends flat at the other
 
 
 def main():

@@ -43,7 +43,7 @@ constexpr std::array kRules = {
                    return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
                           " <= " + format_bytes(f.thresholds.leader_max_bytes);
                  }},
-    AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 256 B", AlltoallAlgorithm::linear,
+    AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B", AlltoallAlgorithm::linear,
                  "few processes: every block in flight at once keeps the links busy without copies (Open MPI's "
                  "basic linear; scale model, docs/scale/small.md)",
                  [](const AlltoallFacts& f) {

@@ -61,12 +61,14 @@ inline constexpr std::int64_t kRailTinyBytes = 16;
 
 // Linear (every block straight to its rank, all at once) while the
 // communicator has at most this many processes (nodes x ppn) and blocks are
-// at least kLinearMinBlockBytes. From the small sweep (docs/scale/small.md,
-// 16-64 ranks, onload platform): from 256 B blocks linear beat SA and MPICH's
-// own alltoall at every layout; at 64-128 B SA won at 8 x 8; the ranks
-// limit is where the sweep stops, not a measured crossover.
+// at least kLinearMinBlockBytes. From the scale model (docs/scale/README.md,
+// 16-64 ranks, onload platform): from 128 B blocks linear was within 2% of
+// SA or faster at 4x4, 8x4-rr, 8x8 and 4x16, and from 512 B faster than
+// MPICH's alltoall too; at 64 B it won at 4 processes per node and lost 5-7%
+// at 8-16; at 16-32 B SA won or tied. The ranks limit is where the sweep
+// stops, not a measured crossover.
 inline constexpr int kLinearMaxRanks = 64;
-inline constexpr std::int64_t kLinearMinBlockBytes = 256;
+inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 
 // Point to point unless the largest message is over
 // SHIM_ALLTOALL_RAIL_P2P_MAX, or tiny between so many nodes that Bruck's

@@ -62,8 +62,11 @@ def best(times, names):
     return min(found) if found else (None, None)
 
 
+SHIM_ALLTOALL_ALGORITHMS = ["shim-sa", "shim-rd", "shim-leader", "shim-linear"]
+
+
 def shim_options(op):
-    return (["shim-sa", "shim-rd", "shim-leader"] if op == "alltoall" else ["shim-eco", "shim-twolevel"]) + ["mpich"]
+    return (SHIM_ALLTOALL_ALGORITHMS if op == "alltoall" else ["shim-eco", "shim-twolevel"]) + ["mpich"]
 
 
 def analyse(points):
@@ -108,7 +111,7 @@ def targets(rows, meta):
             seen = True
             q = r["auto"] / r["sel"]
             worst = max(worst, q)
-            shim_best, _ = best(r["times"], ["shim-sa", "shim-rd", "shim-leader"])
+            shim_best, _ = best(r["times"], SHIM_ALLTOALL_ALGORITHMS)
             shim_ratio = "not run" if shim_best is None else f"{shim_best / r['sel']:.2f}"
             nodes, ppn, _ = meta[r["key"]]
             bound = link_bound("ib-onload", nodes, ppn, size)

@@ -31,7 +31,7 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(1, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
-  CHECK(pick(64, 2, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(32, 2, 4) == AlltoallAlgorithm::sa);
   CHECK(pick(256, 16, 8) == AlltoallAlgorithm::sa);  // 128 processes: too many for linear
   CHECK(pick(1024, 17, 4) == AlltoallAlgorithm::sa);
   CHECK(pick(1025, 16, 8) == AlltoallAlgorithm::native);
@@ -40,17 +40,17 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(8192, 64, 8, NicClass::onload, wider) == AlltoallAlgorithm::sa);
 }
 
-TEST_CASE("up to 64 processes, blocks from 256 B go linear", "[policy]") {
-  CHECK(pick(256, 8, 8) == AlltoallAlgorithm::linear);
-  CHECK(rule_for({256, 8, 8, NicClass::onload, {}}).name == "few-ranks-linear");
-  CHECK(pick(255, 8, 8) == AlltoallAlgorithm::sa);
+TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
+  CHECK(pick(64, 8, 8) == AlltoallAlgorithm::linear);
+  CHECK(rule_for({64, 8, 8, NicClass::onload, {}}).name == "few-ranks-linear");
+  CHECK(pick(63, 8, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(1 << 20, 4, 16) == AlltoallAlgorithm::linear);
   CHECK(pick(4096, 2, 2) == AlltoallAlgorithm::linear);
   CHECK(pick(4096, 13, 5) == AlltoallAlgorithm::native);  // 65 processes
-  CHECK(pick(256, 1, 64) == AlltoallAlgorithm::native);   // one node stays native
-  CHECK(pick(256, 64, 1) == AlltoallAlgorithm::native);   // so does one process per node
+  CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);    // one node stays native
+  CHECK(pick(64, 64, 1) == AlltoallAlgorithm::native);    // so does one process per node
   // Offload NICs keep one sender per node while it applies.
-  CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::leader);
+  CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::leader);  // 4^2 x 256 B = 4 KiB
   CHECK(pick(1024, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   const AlltoallFacts facts{512, 4, 8, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("4 nodes x 8 <= 64 processes, block 512 B") !=
