@@ -1,8 +1,7 @@
 #include "collectives/alltoall_runner.hpp"
 
-#include <cstdint>
-
 #include "collectives/pmpi_executor.hpp"
+#include "common/address.hpp"
 #include "common/mpi_try.hpp"
 
 namespace shim::coll {
@@ -22,11 +21,9 @@ int user_buffer(const void* base, MPI_Count count, MPI_Datatype type, BlockBuffe
 int pack_blocks(const BlockBuffer& user, std::int64_t blocks, std::int64_t block_bytes, std::byte* copy) {
   for (std::int64_t k = 0; k < blocks; ++k) {
     MPI_Count position = k * block_bytes;
-    // Address arithmetic through MPI_Aint: the base may be MPI_BOTTOM.
-    const MPI_Aint block =
-        PMPI_Aint_add(static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(user.base)), k * user.block_extent);
-    SHIM_TRY(PMPI_Pack_c(reinterpret_cast<void*>(static_cast<std::uintptr_t>(block)), user.per_block, user.type, copy,
-                         blocks * block_bytes, &position, MPI_COMM_SELF));
+    const MPI_Aint block = PMPI_Aint_add(address_of(user.base), k * user.block_extent);
+    SHIM_TRY(PMPI_Pack_c(pointer_at(block), user.per_block, user.type, copy, blocks * block_bytes, &position,
+                         MPI_COMM_SELF));
   }
   return MPI_SUCCESS;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/address.hpp"
 #include "common/message_tags.hpp"
 #include "common/mpi_handle.hpp"
 #include "common/mpi_try.hpp"
@@ -11,11 +12,6 @@
 namespace shim::coll {
 
 namespace {
-
-// Address arithmetic goes through MPI_Aint so that user buffers given as
-// MPI_BOTTOM (absolute-address datatypes) never see pointer arithmetic on null.
-MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
-void* pointer_at(MPI_Aint address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
 
 // A message's buffer argument triple; owns the type when it was derived here.
 class MessageBuffer {
