@@ -27,13 +27,15 @@ constexpr std::array kRules = {
     BcastRule{"one-per-node", "ppn == 1", BcastAlgorithm::native,
               "one process per node on one subnet: MPICH's tree already sends one message per node",
               [](const BcastFacts& f) { return f.ppn <= 1; }, shape},
-    BcastRule{
-        "medium-blocked", "consecutive ranks && 32 KiB <= bytes < 256 KiB", BcastAlgorithm::native,
-        "MPICH's scatter + allgather uses every link at once and, with each node one block of ranks, "
-        "already keeps most of its traffic inside nodes: the scale model has it 1.2-1.8x faster than the "
-        "two-level tree at 64-128 KiB (docs/scale/small.md)",
-        [](const BcastFacts& f) { return f.consecutive && f.bytes >= kBcastMediumMin && f.bytes < kBcastMediumMax; },
-        shape},
+    BcastRule{"few-nodes-whole", "consecutive ranks && nodes <= 4 && 64 KiB <= bytes < 96 KiB", BcastAlgorithm::native,
+              "MPICH's binomial tree sends the whole message, and with each node one block of at most 4 nodes only two "
+              "of its steps cross the network: the scale model has it 1.0-1.2x faster than the two-level tree's 8 KiB "
+              "segments there, and slower everywhere else (collectives/bcast_policy.hpp)",
+              [](const BcastFacts& f) {
+                return f.consecutive && f.nodes <= kBcastFewNodes && f.bytes >= kBcastWholeMin &&
+                       f.bytes < kBcastWholeMax;
+              },
+              shape},
     BcastRule{"node-aware", "otherwise", BcastAlgorithm::twolevel,
               "one message into each node, then a tree inside it, pipelined for large messages",
               [](const BcastFacts&) { return true; }, shape},

@@ -17,10 +17,18 @@ struct BcastFacts {
   bool consecutive = false;  // each node's ranks are one ascending block (topo::Layout::consecutive)
 };
 
-// Medium messages, [min, max) bytes, where MPICH's own broadcast (a scatter
-// then an allgather) beats shim's tree when each node's ranks are one block.
-inline constexpr std::int64_t kBcastMediumMin = 32 * 1024;
-inline constexpr std::int64_t kBcastMediumMax = 256 * 1024;
+// Where MPICH's own broadcast beats shim's pipelined two-level tree: each
+// node's ranks one block, at most kBcastFewNodes nodes, messages of
+// [kBcastWholeMin, kBcastWholeMax) bytes. Its binomial tree sends the whole
+// message in log2(ranks) steps, only two of which cross the network with at
+// most 4 nodes; the tree's 8 KiB segments each pay a message's fixed cost at
+// every hop. Scale model, onload, MPICH's selection against two-level at 64
+// KiB: 2 x 2 8.4 / 10.1 us, 2 x 8 13.5 / 14.6, 4 x 4 16.8 / 17.9, 4 x 8 19.3 /
+// 19.2, 8 x 4 22.6 / 22.4; at 48 KiB 21.8-55.5 against 8.3-16.2, at 96 KiB
+// 2 x 2 12.2 / 13.9 and 4 x 4 24.5 / 23.9.
+inline constexpr int kBcastFewNodes = 4;
+inline constexpr std::int64_t kBcastWholeMin = 64 * 1024;
+inline constexpr std::int64_t kBcastWholeMax = 96 * 1024;
 
 using BcastRule = Rule<BcastFacts, BcastAlgorithm>;
 using BcastPolicy = RuleTable<BcastFacts, BcastAlgorithm>;

@@ -70,7 +70,17 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
 // Pipeline segment of a broadcast of `bytes`: SHIM_BCAST_SEGMENT, else for
 // ECO the profile's (topo::profile_segment_range), else
 // kDefaultBcastSegmentBytes.
-inline constexpr std::int64_t kDefaultBcastSegmentBytes = 64 * 1024;
+// 8 KiB: every level of a two-level tree works at once from the second
+// segment on. Scale model, two-level at 16 KiB / 64 KiB / 256 KiB / 1 MiB
+// (bench/sim/simrun.py PLATFORM LAYOUT bcast shim-twolevel SIZES --set
+// SHIM_BCAST_SEGMENT=S): onload 8 x 4 round-robin 11.7 / 22.4 / 65.4 / 237.4
+// us against 20.0 / 39.5 / 78.0 / 207.3 with 64 KiB; 64 x 16 21.9 / 32.9 /
+// 76.3 / 248.5 against 40.7 / 86.6 / 136.6 / 269.8; 25 GbE 8 x 8 27.0 /
+// 62.5 / 204.2 / 770.8 against 40.2 / 124.6 / 284.8 / 826.5; 1 GbE 8 x 8
+// 0.72-0.96x the time. 4 KiB is faster still on the InfiniBand-like
+// platforms but 1.3-1.5x slower than 8 KiB at 25 GbE, where a message's
+// fixed cost is larger.
+inline constexpr std::int64_t kDefaultBcastSegmentBytes = 8 * 1024;
 std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes);
 
 const Config& config();

@@ -23,16 +23,18 @@ TEST_CASE("broadcast: measured subnets take ECO at every size and placement", "[
   }
 }
 
-TEST_CASE("broadcast: medium messages over blocked ranks go to MPICH's scatter + allgather", "[policy]") {
-  using shim::coll::kBcastMediumMax;
-  using shim::coll::kBcastMediumMin;
-  CHECK(rule_for({kBcastMediumMin - 1, 8, 8, 0, true}).outcome == BcastAlgorithm::twolevel);
-  CHECK(rule_for({kBcastMediumMin, 8, 8, 0, true}).outcome == BcastAlgorithm::native);
-  CHECK(rule_for({kBcastMediumMin, 8, 8, 0, true}).name == "medium-blocked");
-  CHECK(rule_for({kBcastMediumMax - 1, 8, 8, 0, true}).outcome == BcastAlgorithm::native);
-  CHECK(rule_for({kBcastMediumMax, 8, 8, 0, true}).outcome == BcastAlgorithm::twolevel);
-  // Round-robin placement: MPICH's allgather would cross nodes at every step.
-  CHECK(rule_for({64 * 1024, 8, 4, 0, false}).outcome == BcastAlgorithm::twolevel);
+TEST_CASE("broadcast: whole messages on a few blocked nodes go to MPICH's binomial tree", "[policy]") {
+  using shim::coll::kBcastFewNodes;
+  using shim::coll::kBcastWholeMax;
+  using shim::coll::kBcastWholeMin;
+  CHECK(rule_for({kBcastWholeMin - 1, 4, 4, 0, true}).outcome == BcastAlgorithm::twolevel);
+  CHECK(rule_for({kBcastWholeMin, 4, 4, 0, true}).outcome == BcastAlgorithm::native);
+  CHECK(rule_for({kBcastWholeMin, 4, 4, 0, true}).name == "few-nodes-whole");
+  CHECK(rule_for({kBcastWholeMax - 1, 2, 16, 0, true}).outcome == BcastAlgorithm::native);
+  CHECK(rule_for({kBcastWholeMax, 4, 4, 0, true}).outcome == BcastAlgorithm::twolevel);
+  CHECK(rule_for({kBcastWholeMin, kBcastFewNodes + 1, 4, 0, true}).outcome == BcastAlgorithm::twolevel);
+  // Round-robin placement: the binomial tree would cross nodes at every step.
+  CHECK(rule_for({kBcastWholeMin, 4, 4, 0, false}).outcome == BcastAlgorithm::twolevel);
 }
 
 TEST_CASE("broadcast: every rule explains itself", "[policy]") {
@@ -40,7 +42,7 @@ TEST_CASE("broadcast: every rule explains itself", "[policy]") {
     CHECK_FALSE(rule.condition.empty());
     CHECK_FALSE(rule.why.empty());
   }
-  const BcastFacts facts{64 * 1024, 8, 8, 0, true};
+  const BcastFacts facts{64 * 1024, 4, 8, 0, true};
   const std::string text = shim::coll::BcastPolicy::explain(rule_for(facts), facts);
   CHECK(text.find("64 KiB") != std::string::npos);
   CHECK(text.find("consecutive") != std::string::npos);
