@@ -30,14 +30,14 @@ int representative(const topo::Layout& layout, int node, int root) {
 }
 
 // Inside every node, from its representative to the other local ranks.
-void add_intra_node(BcastTree& tree, const topo::Layout& layout, int root) {
+void add_intra_node(BcastTree& tree, const topo::Layout& layout, int root, int fanout) {
   for (int node = 0; node < layout.nodes(); ++node) {
     const int rep = representative(layout, node, root);
     std::vector<int> order{rep};
     for (int rank : layout.members(node)) {
       if (rank != rep) order.push_back(rank);
     }
-    add_kary(tree, order, kIntraNodeFanout);
+    add_kary(tree, order, fanout);
   }
 }
 
@@ -58,14 +58,18 @@ int two_level_fanout(int long_message_fanout, std::int64_t bytes) {
   return bytes <= kShortMessageBytes ? std::max(long_message_fanout, kShortMessageFanout) : long_message_fanout;
 }
 
-BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k) {
+int intra_node_fanout(std::int64_t bytes) {
+  return bytes <= kShortMessageBytes ? kShortIntraNodeFanout : kIntraNodeFanout;
+}
+
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k, int within_node) {
   BcastTree tree = empty_tree(layout.size(), root);
   std::vector<int> order{root};
   for (int node = 0; node < layout.nodes(); ++node) {
     if (node != layout.node_of(root)) order.push_back(layout.rank_of(node, 0));
   }
   add_kary(tree, order, k);
-  add_intra_node(tree, layout, root);
+  add_intra_node(tree, layout, root, within_node);
   return tree;
 }
 
@@ -136,7 +140,7 @@ std::vector<BcastTree> build_eco_trees(const topo::Layout& layout, const std::ve
       for (int node : others) order.push_back(representative(layout, node, root));
       add_kary(tree, order, fanout.within_subnet);
     }
-    add_intra_node(tree, layout, root);
+    add_intra_node(tree, layout, root, fanout.within_node);
     trees.push_back(std::move(tree));
   }
   return trees;

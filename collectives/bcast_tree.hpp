@@ -13,6 +13,10 @@ namespace shim::coll {
 
 // How many children a rank feeds in the inter-node part of an ECO tree:
 // between subnets and among the nodes of one subnet.
+// Fan-out inside a node for long messages: a binary tree from the rank that
+// brings the data, so no rank copies a long message more than twice.
+inline constexpr int kIntraNodeFanout = 2;
+
 struct BcastFanout {
   int between_subnets = 2;
   int within_subnet = 2;
@@ -23,6 +27,7 @@ struct BcastFanout {
   // but each segment crosses at most two boundaries instead of subnets - 1
   // (with three subnets, two either way: one tree, no turns).
   bool rotate_entries = false;
+  int within_node = kIntraNodeFanout;  // from the rank that brings the data to the node's others
   auto operator<=>(const BcastFanout&) const = default;
 };
 
@@ -42,9 +47,6 @@ struct BcastTree {
   std::vector<std::vector<int>> children;  // in the order the data is sent
 };
 
-// Fan-out inside a node: a binary tree from the rank that brings the data.
-inline constexpr int kIntraNodeFanout = 2;
-
 // A short message is all latency: a node representative can send it to
 // several nodes in the time it takes to arrive at one, so the two-level
 // tree over nodes is flatter for messages up to kShortMessageBytes (scale
@@ -58,15 +60,30 @@ inline constexpr int kShortMessageFanout = 8;
 // given the fan-out for longer ones.
 int two_level_fanout(int long_message_fanout, std::int64_t bytes);
 
+// The same holds inside a node, where a short message's one-way time is 3-4
+// times its sender's cost (docs/scale/measurements.json: 0.12 against 0.03
+// us at 8 B): up to kShortMessageBytes the tree inside a node fans out
+// kShortIntraNodeFanout wide, as Open MPI's selection (a radix-4 k-nomial
+// tree at 16-127 processes) does. Scale model, onload, two-level at 1 B / 4
+// KiB, fan-out 4 / 8 / 2: 4x4 0.866 / 0.866 / 0.933 and 2.625 / 2.625 /
+// 2.784 us (Open MPI 0.866, 3.475); 4x16 1.034 / 1.084 / 1.168 and 3.413 /
+// 3.727 / 3.732 (Open MPI 1.034, 3.412); 64x16 1.932 / 1.982 / 2.066 and
+// 8.446 / 8.759 / 8.764; 8x8 1.084 / 1.067 / 1.151 and 4.414 / 4.571 /
+// 4.573. Beyond, the copies cost more than the latency and a wide fan-out
+// loses (fan-out 8 against 2 at 16 KiB / 64 KiB: 4x16 12.3 / 31.8 against
+// 11.4 / 20.5 us, 8x8 13.6 / 33.1 against 13.0 / 23.7).
+inline constexpr int kShortIntraNodeFanout = 4;
+int intra_node_fanout(std::int64_t bytes);
+
 // Root -> a k-ary tree over node representatives (the root for its own node,
-// local rank 0 elsewhere) -> binary trees inside each node.
-BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k);
+// local rank 0 elsewhere) -> a within_node-ary tree inside each node.
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k, int within_node = kIntraNodeFanout);
 
 // ECO (Lowekamp and Beguelin, "ECO: Efficient Collective Operations for
 // Communication on Heterogeneous Networks", Section 4): a tree over subnets
 // rooted at the root's subnet, each subnet entered once at the node nearest
 // its parent subnet's entry; a tree over the nodes of each subnet from its
-// entry; binary trees inside nodes. `subnet_of_node` numbers subnets from 0;
+// entry; fanout.within_node-ary trees inside nodes. `subnet_of_node` numbers subnets from 0;
 // `node_cost[a][b]` orders choices by measured cost (empty: node order).
 // One tree, or with fanout.rotate_entries and four or more subnets one per
 // entry that takes a turn: segment s of a message travels down tree

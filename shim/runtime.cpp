@@ -183,7 +183,7 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
   const int k = g_config.bcast_k > 0 ? g_config.bcast_k : g_picture ? g_picture->profile.bcast_k : 2;
   if (algorithm != coll::BcastAlgorithm::eco) {
     const int between_nodes = g_config.bcast_k > 0 ? k : coll::two_level_fanout(k, bytes);
-    return {between_nodes, between_nodes};
+    return {between_nodes, between_nodes, false, coll::intra_node_fanout(bytes)};
   }
   // Where a sender feeds one subnet at a time (k = 1), a chain of subnets
   // makes a segment cross them one after another; taking turns at the

@@ -369,7 +369,7 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
       const shim::coll::BcastTree tree =
           made.algorithm == shim::coll::BcastAlgorithm::eco
               ? shim::coll::build_eco_trees(layout, by_subnet, state.node_cost(), 0, fanout).front()
-              : shim::coll::build_two_level_tree(layout, 0, fanout.between_subnets);
+              : shim::coll::build_two_level_tree(layout, 0, fanout.between_subnets, fanout.within_node);
       const shim::coll::BcastLinks links = shim::coll::count_links(tree, layout, by_subnet);
       nodes = std::to_string(links.inter_node);
       crossings = std::to_string(links.inter_subnet);

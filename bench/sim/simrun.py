@@ -176,7 +176,7 @@ def main():
                           [int(s) for s in args.sizes.split(",")], profile=profile_for(args.platform, layout, tmp),
                           settings=settings)
     for r in rows:
-        print(f"{args.platform} {layout.label()} {args.op} {args.variant} {r['bytes']} B: {r['seconds'] * 1e6:.1f} us")
+        print(f"{args.platform} {layout.label()} {args.op} {args.variant} {r['bytes']} B: {r['seconds'] * 1e6:.3f} us")
     if error:
         raise SystemExit(error)
 

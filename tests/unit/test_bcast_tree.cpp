@@ -106,10 +106,11 @@ TEST_CASE("two-level trees span every rank from every root, within the depth bou
   for (const Layout& layout : layouts) {
     for (int k = 1; k <= 3; ++k) {
       for (int root = 0; root < layout.size(); ++root) {
-        INFO(layout.describe() << ", k " << k << ", root " << root);
-        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, k);
+        const int within = 1 + root % 3;
+        INFO(layout.describe() << ", k " << k << ", within " << within << ", root " << root);
+        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, k, within);
         check_spanning(tree, layout.size(), root);
-        const int bound = kary_depth(layout.nodes(), k) + kary_depth(layout.max_ppn(), shim::coll::kIntraNodeFanout);
+        const int bound = kary_depth(layout.nodes(), k) + kary_depth(layout.max_ppn(), within);
         CHECK(tree_depth(tree) <= bound);
         // One message into every node but the root's.
         CHECK(shim::coll::count_links(tree, layout, {}).inter_node == layout.nodes() - 1);
@@ -263,4 +264,24 @@ TEST_CASE("two-level trees fan out wider for short messages", "[bcast]") {
   const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, two_level_fanout(2, 8));
   check_spanning(tree, layout.size(), 0);
   for (int node = 1; node < 4; ++node) CHECK(tree.parent[layout.rank_of(node, 0)] == 0);
+}
+
+TEST_CASE("inside a node, short messages fan out wide and long ones go down a binary tree", "[bcast]") {
+  using shim::coll::intra_node_fanout;
+  using shim::coll::kShortMessageBytes;
+  CHECK(intra_node_fanout(0) == shim::coll::kShortIntraNodeFanout);
+  CHECK(intra_node_fanout(kShortMessageBytes) == shim::coll::kShortIntraNodeFanout);
+  CHECK(intra_node_fanout(kShortMessageBytes + 1) == shim::coll::kIntraNodeFanout);
+  const Layout layout = blocked(2, 5);
+  const BcastTree wide = shim::coll::build_two_level_tree(layout, 0, 2, intra_node_fanout(8));
+  const BcastTree binary = shim::coll::build_two_level_tree(layout, 0, 2, intra_node_fanout(1 << 20));
+  check_spanning(wide, layout.size(), 0);
+  check_spanning(binary, layout.size(), 0);
+  // The four other ranks of node 1 straight from its representative, or not.
+  for (int local = 1; local < 5; ++local) {
+    CHECK(wide.parent[layout.rank_of(1, local)] == layout.rank_of(1, 0));
+  }
+  CHECK(binary.parent[layout.rank_of(1, 4)] != layout.rank_of(1, 0));
+  CHECK(tree_depth(wide) == 2);
+  CHECK(tree_depth(binary) == 3);
 }
