@@ -11,12 +11,12 @@
 
 namespace shim::coll {
 
-// How many children a rank feeds in the inter-node part of an ECO tree:
-// between subnets and among the nodes of one subnet.
 // Fan-out inside a node for long messages: a binary tree from the rank that
 // brings the data, so no rank copies a long message more than twice.
 inline constexpr int kIntraNodeFanout = 2;
 
+// How many children a rank feeds in the inter-node part of an ECO tree:
+// between subnets and among the nodes of one subnet; and inside a node.
 struct BcastFanout {
   int between_subnets = 2;
   int within_subnet = 2;

@@ -77,7 +77,7 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
 // us against 20.0 / 39.5 / 78.0 / 207.3 with 64 KiB; 64 x 16 21.9 / 32.9 /
 // 76.3 / 248.5 against 40.7 / 86.6 / 136.6 / 269.8; 25 GbE 8 x 8 27.0 /
 // 62.5 / 204.2 / 770.8 against 40.2 / 124.6 / 284.8 / 826.5; 1 GbE 8 x 8
-// 0.72-0.96x the time. 4 KiB is faster still on the InfiniBand-like
+// 0.55-0.96x the time. 4 KiB is faster still on the InfiniBand-like
 // platforms but 1.3-1.5x slower than 8 KiB at 25 GbE, where a message's
 // fixed cost is larger.
 inline constexpr std::int64_t kDefaultBcastSegmentBytes = 8 * 1024;

@@ -31,7 +31,8 @@ SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             "full": "bench/sim/sweep full && bench/sim/report.py full",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
-            "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,mpich && bench/sim/report.py tiny"}
+            "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,mpich && bench/sim/report.py tiny",
+            "bcast": "bench/sim/sweep bcast && bench/sim/report.py bcast"}
 
 
 def size_label(b):
