@@ -24,9 +24,15 @@ constexpr std::array kRules = {
     BcastRule{"measured-subnets", "the profile places the nodes in >= 2 subnets", BcastAlgorithm::eco,
               "ECO (Lowekamp and Beguelin): one crossing per subnet boundary, trees inside subnets and nodes",
               [](const BcastFacts& f) { return f.subnets >= 2; }, shape},
-    BcastRule{"one-per-node", "ppn == 1", BcastAlgorithm::native,
-              "one process per node on one subnet: MPICH's tree already sends one message per node",
-              [](const BcastFacts& f) { return f.ppn <= 1; }, shape},
+    BcastRule{"one-per-node-shallow", "ppn == 1 && (nodes <= 2 || (nodes < 8 && bytes >= 64 KiB))",
+              BcastAlgorithm::native,
+              "one process per node and a tree of at most two levels: between two nodes one message either "
+              "way, and up to 7 nodes MPICH's scatter + allgather ties or beats the pipelined tree from 64 KiB "
+              "(collectives/bcast_policy.hpp)",
+              [](const BcastFacts& f) {
+                return f.ppn <= 1 && (f.nodes <= 2 || (f.nodes < kBcastDeepNodes && f.bytes >= kBcastShallowLongBytes));
+              },
+              shape},
     BcastRule{"few-nodes-whole", "consecutive ranks && nodes <= 4 && 64 KiB <= bytes < 96 KiB", BcastAlgorithm::native,
               "MPICH's binomial tree sends the whole message, and with each node one block of at most 4 nodes only two "
               "of its steps cross the network: the scale model has it 1.0-1.2x faster than the two-level tree's 8 KiB "
@@ -47,6 +53,8 @@ constexpr BcastPolicy kPolicy{kRules};
 
 const BcastPolicy& bcast_policy() { return kPolicy; }
 
-bool bcast_native_for_every_size(int nodes, int ppn, int subnets) { return nodes <= 1 || (subnets < 2 && ppn <= 1); }
+bool bcast_native_for_every_size(int nodes, int ppn, int subnets) {
+  return nodes <= 1 || (subnets < 2 && ppn <= 1 && nodes <= 2);
+}
 
 }  // namespace shim::coll

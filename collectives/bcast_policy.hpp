@@ -17,6 +17,19 @@ struct BcastFacts {
   bool consecutive = false;  // each node's ranks are one ascending block (topo::Layout::consecutive)
 };
 
+// One process per node: the two-level tree is a tree over nodes, which
+// beats MPICH's from 4 nodes for short messages (fan-out 8) and from
+// kBcastDeepNodes at every size (8 KiB segments keep every level busy).
+// Scale model, onload, MPICH's selection against two-level
+// (docs/scale/bcast.md), 1 B / 16 KiB / 64 KiB / 256 KiB / 1 MiB: 4 x 1
+// 1.3 / 9.1 / 11.7 / 43.1 / 169.0 us against 0.7 / 6.2 / 14.1 / 45.8 /
+// 172.1; 8 x 1 1.9 / 14.5 / 17.5 / 64.7 / 253.5 against 0.8 / 9.0 / 17.1 /
+// 49.5 / 178.7; 32 x 1 3.2 / 26.1 / 29.2 / 107.9 / 422.4 against 1.5 / 14.1
+// / 22.9 / 56.1 / 188.8. Two nodes stay native at every size: one message
+// either way, which segments only cut up (2 x 1, 1 MiB: 84.5 against 123.7).
+inline constexpr int kBcastDeepNodes = 8;
+inline constexpr std::int64_t kBcastShallowLongBytes = 64 * 1024;
+
 // Where MPICH's own broadcast beats shim's pipelined two-level tree: each
 // node's ranks one block, at most kBcastFewNodes nodes, messages of
 // [kBcastWholeMin, kBcastWholeMax) bytes. Its binomial tree sends the whole

@@ -9,10 +9,18 @@ namespace {
 const shim::coll::BcastRule& rule_for(const BcastFacts& facts) { return shim::coll::bcast_policy().choose(facts); }
 }  // namespace
 
-TEST_CASE("broadcast: one node, or one process per node on one subnet, stays native", "[policy]") {
+TEST_CASE("broadcast: one node, or one process per node in a shallow tree, stays native", "[policy]") {
+  using shim::coll::kBcastDeepNodes;
+  using shim::coll::kBcastShallowLongBytes;
   CHECK(rule_for({1 << 20, 1, 8, 0, true}).name == "single-node");
-  CHECK(rule_for({1 << 20, 8, 1, 0, true}).name == "one-per-node");
-  CHECK(rule_for({1 << 20, 8, 1, 0, true}).outcome == BcastAlgorithm::native);
+  for (const std::int64_t bytes : {std::int64_t{1}, kBcastShallowLongBytes, std::int64_t{1} << 20}) {
+    CHECK(rule_for({bytes, 2, 1, 0, true}).name == "one-per-node-shallow");
+  }
+  CHECK(rule_for({kBcastShallowLongBytes, kBcastDeepNodes - 1, 1, 0, true}).outcome == BcastAlgorithm::native);
+  // Short messages from 3 nodes, and every size from kBcastDeepNodes, take the tree over nodes.
+  CHECK(rule_for({kBcastShallowLongBytes - 1, 3, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
+  CHECK(rule_for({kBcastShallowLongBytes, kBcastDeepNodes, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
+  CHECK(rule_for({1 << 20, 32, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
 }
 
 TEST_CASE("broadcast: measured subnets take ECO at every size and placement", "[policy]") {
@@ -46,6 +54,27 @@ TEST_CASE("broadcast: every rule explains itself", "[policy]") {
   const std::string text = shim::coll::BcastPolicy::explain(rule_for(facts), facts);
   CHECK(text.find("64 KiB") != std::string::npos);
   CHECK(text.find("consecutive") != std::string::npos);
-  CHECK(shim::coll::bcast_native_for_every_size(8, 1, 0));
+  CHECK(shim::coll::bcast_native_for_every_size(2, 1, 0));
+  CHECK(shim::coll::bcast_native_for_every_size(1, 8, 0));
+  CHECK_FALSE(shim::coll::bcast_native_for_every_size(3, 1, 0));
   CHECK_FALSE(shim::coll::bcast_native_for_every_size(8, 8, 0));
+  CHECK_FALSE(shim::coll::bcast_native_for_every_size(2, 1, 3));
+}
+
+TEST_CASE("broadcast: the always-native shortcut agrees with the table at every size", "[policy]") {
+  for (int nodes = 1; nodes <= 10; ++nodes) {
+    for (int ppn = 1; ppn <= 3; ++ppn) {
+      for (const int subnets : {0, 3}) {
+        bool all_native = true;
+        for (std::int64_t bytes = 0; bytes <= (std::int64_t{1} << 22); bytes = bytes == 0 ? 1 : bytes * 2) {
+          for (const bool consecutive : {false, true}) {
+            all_native =
+                all_native && rule_for({bytes, nodes, ppn, subnets, consecutive}).outcome == BcastAlgorithm::native;
+          }
+        }
+        INFO(nodes << " nodes, ppn " << ppn << ", " << subnets << " subnets");
+        CHECK(shim::coll::bcast_native_for_every_size(nodes, ppn, subnets) == all_native);
+      }
+    }
+  }
 }
