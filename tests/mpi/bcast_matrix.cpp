@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
-#include <map>
 #include <string>
 #include <vector>
 
