@@ -30,14 +30,15 @@ int representative(const topo::Layout& layout, int node, int root) {
 }
 
 // Inside every node, from its representative to the other local ranks.
-void add_intra_node(BcastTree& tree, const topo::Layout& layout, int root, int fanout) {
+void add_intra_node(BcastTree& tree, const topo::Layout& layout, int root, const BcastFanout& fanout) {
   for (int node = 0; node < layout.nodes(); ++node) {
     const int rep = representative(layout, node, root);
     std::vector<int> order{rep};
     for (int rank : layout.members(node)) {
       if (rank != rep) order.push_back(rank);
     }
-    add_kary(tree, order, fanout);
+    const bool chain = static_cast<int>(order.size()) <= fanout.chain_nodes_up_to;
+    add_kary(tree, order, chain ? 1 : fanout.within_node);
   }
 }
 
@@ -62,14 +63,18 @@ int intra_node_fanout(std::int64_t bytes) {
   return bytes <= kShortMessageBytes ? kShortIntraNodeFanout : kIntraNodeFanout;
 }
 
-BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k, int within_node) {
+int chain_nodes_up_to(std::int64_t segments, int max_ppn) {
+  return static_cast<int>(std::min<std::int64_t>(max_ppn, segments / kChainSegmentsPerRank + 1));
+}
+
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, const BcastFanout& fanout) {
   BcastTree tree = empty_tree(layout.size(), root);
   std::vector<int> order{root};
   for (int node = 0; node < layout.nodes(); ++node) {
     if (node != layout.node_of(root)) order.push_back(layout.rank_of(node, 0));
   }
-  add_kary(tree, order, k);
-  add_intra_node(tree, layout, root, within_node);
+  add_kary(tree, order, fanout.between_subnets);
+  add_intra_node(tree, layout, root, fanout);
   return tree;
 }
 
@@ -140,7 +145,7 @@ std::vector<BcastTree> build_eco_trees(const topo::Layout& layout, const std::ve
       for (int node : others) order.push_back(representative(layout, node, root));
       add_kary(tree, order, fanout.within_subnet);
     }
-    add_intra_node(tree, layout, root, fanout.within_node);
+    add_intra_node(tree, layout, root, fanout);
     trees.push_back(std::move(tree));
   }
   return trees;

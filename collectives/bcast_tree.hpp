@@ -28,6 +28,7 @@ struct BcastFanout {
   // (with three subnets, two either way: one tree, no turns).
   bool rotate_entries = false;
   int within_node = kIntraNodeFanout;  // from the rank that brings the data to the node's others
+  int chain_nodes_up_to = 0;           // nodes of at most this many ranks pass the data along a chain
   auto operator<=>(const BcastFanout&) const = default;
 };
 
@@ -75,9 +76,20 @@ int two_level_fanout(int long_message_fanout, std::int64_t bytes);
 inline constexpr int kShortIntraNodeFanout = 4;
 int intra_node_fanout(std::int64_t bytes);
 
+// A message of many segments goes down a chain inside a node: every rank
+// copies each segment once, where a binary tree's inner ranks copy it twice,
+// and the chain fills up in (ranks - 1) segments, which a long enough
+// message hides. Nodes of up to chain_nodes_up_to(segments, max_ppn) ranks
+// take the chain: those where the message has at least
+// kChainSegmentsPerRank segments per rank after the first (clamped to
+// max_ppn, so that a communicator caches few distinct trees).
+inline constexpr std::int64_t kChainSegmentsPerRank = 4;
+int chain_nodes_up_to(std::int64_t segments, int max_ppn);
+
 // Root -> a k-ary tree over node representatives (the root for its own node,
-// local rank 0 elsewhere) -> a within_node-ary tree inside each node.
-BcastTree build_two_level_tree(const topo::Layout& layout, int root, int k, int within_node = kIntraNodeFanout);
+// local rank 0 elsewhere) -> a fanout.within_node-ary tree or a chain inside
+// each node; fanout.between_subnets is the fan-out over nodes.
+BcastTree build_two_level_tree(const topo::Layout& layout, int root, const BcastFanout& fanout);
 
 // ECO (Lowekamp and Beguelin, "ECO: Efficient Collective Operations for
 // Communication on Heterogeneous Networks", Section 4): a tree over subnets

@@ -38,8 +38,9 @@ struct Route {
   const BcastRole& role;
   coll::SegmentPlan plan;
 };
-Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState& state, std::int64_t bytes) {
-  return {state.bcast_role(algorithm, call.root, bcast_fanout(algorithm, bytes)),
+Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState& state,
+               const topo::Hierarchy& hierarchy, std::int64_t bytes) {
+  return {state.bcast_role(algorithm, call.root, bcast_fanout(algorithm, bytes, hierarchy.layout().max_ppn())),
           coll::plan_segments(call.count, call.type_size, bcast_segment_bytes(algorithm, bytes))};
 }
 
@@ -50,16 +51,20 @@ BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hiera
   return {bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned(), layout.consecutive()};
 }
 
-std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy&,
-                                    std::int64_t bytes) {
+std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state,
+                                    const topo::Hierarchy& hierarchy, std::int64_t bytes) {
   if (decision.algorithm == Algorithm::native) return "";
   const std::int64_t segment = bcast_segment_bytes(decision.algorithm, bytes);
   const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, segment);
-  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes);
+  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes, hierarchy.layout().max_ppn());
   std::string text = "; tree fan-out " + std::to_string(fanout.between_subnets);
   if (decision.algorithm == Algorithm::eco) {
     text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
     if (coll::entries_take_turns(fanout, state.subnets_spanned())) text += ", subnet entries take turns";
+  }
+  text += ", " + std::to_string(fanout.within_node) + " inside nodes";
+  if (fanout.chain_nodes_up_to > fanout.within_node) {
+    text += " (a chain in nodes of up to " + std::to_string(fanout.chain_nodes_up_to) + " ranks)";
   }
   if (plan.segments > 1) {
     text += ", " + std::to_string(plan.segments) + " pipelined segments of " + format_bytes(segment);
@@ -86,7 +91,7 @@ std::string BcastCall::describe(const CommState&, const topo::Hierarchy& hierarc
   return hierarchy.layout().describe() + ", root " + std::to_string(root);
 }
 
-void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy&,
+void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                        std::int64_t bytes) const {
   stats::Record r{stats::Collective::bcast,
                   static_cast<int>(decision.algorithm),
@@ -95,7 +100,7 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
                   bytes,
                   decision.algorithm != Algorithm::native};
   if (decision.algorithm != Algorithm::native) {
-    const auto [role, plan] = route_of(*this, decision.algorithm, state, bytes);
+    const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
     const std::vector<SegmentShare> shares = shares_by_tree(plan, type_size, bytes, role.trees.size());
     for (std::size_t t = 0; t < shares.size(); ++t) {
       const auto inter = static_cast<std::int64_t>(role.inter_node_children[t]);
@@ -111,7 +116,7 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
 
 int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                    std::int64_t bytes) const {
-  const auto [role, plan] = route_of(*this, decision.algorithm, state, bytes);
+  const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
   return coll::run_tree_bcast({buffer, count, type}, role.trees, plan, bytes, hierarchy.shadow(), state.scratch());
 }
 

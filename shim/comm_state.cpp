@@ -122,7 +122,7 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
     if (subnets.empty()) subnets.assign(layout.nodes(), 0);
     trees = coll::build_eco_trees(layout, subnets, node_cost(), root, fanout);
   } else {
-    trees.push_back(coll::build_two_level_tree(layout, root, fanout.between_subnets, fanout.within_node));
+    trees.push_back(coll::build_two_level_tree(layout, root, fanout));
   }
   const int me = hierarchy_->rank();
   BcastRole role;

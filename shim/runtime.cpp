@@ -179,11 +179,13 @@ void refresh_fast_paths() {
 
 const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture : nullptr; }
 
-coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes) {
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, int max_ppn) {
   const int k = g_config.bcast_k > 0 ? g_config.bcast_k : g_picture ? g_picture->profile.bcast_k : 2;
   if (algorithm != coll::BcastAlgorithm::eco) {
     const int between_nodes = g_config.bcast_k > 0 ? k : coll::two_level_fanout(k, bytes);
-    return {between_nodes, between_nodes, false, coll::intra_node_fanout(bytes)};
+    const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
+    return {between_nodes, between_nodes, false, coll::intra_node_fanout(bytes),
+            coll::chain_nodes_up_to((bytes + segment - 1) / segment, max_ppn)};
   }
   // Where a sender feeds one subnet at a time (k = 1), a chain of subnets
   // makes a segment cross them one after another; taking turns at the

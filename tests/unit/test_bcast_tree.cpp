@@ -82,6 +82,12 @@ void check_spanning(const BcastTree& tree, int size, int root) {
   }
 }
 
+// A two-level tree's fan-outs: k over nodes, `within` inside them, chains
+// in nodes of up to `chain` ranks.
+shim::coll::BcastFanout two_level(int k, int within = shim::coll::kIntraNodeFanout, int chain = 0) {
+  return {k, k, false, within, chain};
+}
+
 }  // namespace
 
 TEST_CASE("k-ary depth", "[bcast]") {
@@ -108,7 +114,7 @@ TEST_CASE("two-level trees span every rank from every root, within the depth bou
       for (int root = 0; root < layout.size(); ++root) {
         const int within = 1 + root % 3;
         INFO(layout.describe() << ", k " << k << ", within " << within << ", root " << root);
-        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, k, within);
+        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, two_level(k, within));
         check_spanning(tree, layout.size(), root);
         const int bound = kary_depth(layout.nodes(), k) + kary_depth(layout.max_ppn(), within);
         CHECK(tree_depth(tree) <= bound);
@@ -261,7 +267,7 @@ TEST_CASE("two-level trees fan out wider for short messages", "[bcast]") {
   CHECK(two_level_fanout(16, 1) == 16);
   // Flat over four nodes: every representative straight from the root.
   const Layout layout = blocked(4, 4);
-  const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, two_level_fanout(2, 8));
+  const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, two_level(two_level_fanout(2, 8)));
   check_spanning(tree, layout.size(), 0);
   for (int node = 1; node < 4; ++node) CHECK(tree.parent[layout.rank_of(node, 0)] == 0);
 }
@@ -273,8 +279,8 @@ TEST_CASE("inside a node, short messages fan out wide and long ones go down a bi
   CHECK(intra_node_fanout(kShortMessageBytes) == shim::coll::kShortIntraNodeFanout);
   CHECK(intra_node_fanout(kShortMessageBytes + 1) == shim::coll::kIntraNodeFanout);
   const Layout layout = blocked(2, 5);
-  const BcastTree wide = shim::coll::build_two_level_tree(layout, 0, 2, intra_node_fanout(8));
-  const BcastTree binary = shim::coll::build_two_level_tree(layout, 0, 2, intra_node_fanout(1 << 20));
+  const BcastTree wide = shim::coll::build_two_level_tree(layout, 0, two_level(2, intra_node_fanout(8)));
+  const BcastTree binary = shim::coll::build_two_level_tree(layout, 0, two_level(2, intra_node_fanout(1 << 20)));
   check_spanning(wide, layout.size(), 0);
   check_spanning(binary, layout.size(), 0);
   // The four other ranks of node 1 straight from its representative, or not.
@@ -284,4 +290,29 @@ TEST_CASE("inside a node, short messages fan out wide and long ones go down a bi
   CHECK(binary.parent[layout.rank_of(1, 4)] != layout.rank_of(1, 0));
   CHECK(tree_depth(wide) == 2);
   CHECK(tree_depth(binary) == 3);
+}
+
+TEST_CASE("inside a node, a message of many segments goes down a chain", "[bcast]") {
+  using shim::coll::chain_nodes_up_to;
+  using shim::coll::kChainSegmentsPerRank;
+  // A node of n ranks chains once the message has kChainSegmentsPerRank x (n - 1) segments.
+  CHECK(chain_nodes_up_to(1, 16) == 1);
+  CHECK(chain_nodes_up_to(kChainSegmentsPerRank * 3 - 1, 16) == 3);
+  CHECK(chain_nodes_up_to(kChainSegmentsPerRank * 3, 16) == 4);
+  CHECK(chain_nodes_up_to(1 << 20, 16) == 16);
+  // Uneven nodes: the 4-rank node chains, the 6-rank one keeps its tree.
+  const Layout layout = from({0, 0, 0, 0, 0, 0, 1, 1, 1, 1});
+  const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, two_level(2, 2, 4));
+  check_spanning(tree, layout.size(), 0);
+  for (int local = 1; local < 4; ++local) {
+    CHECK(tree.parent[layout.rank_of(1, local)] == layout.rank_of(1, local - 1));
+  }
+  CHECK(tree.children[0].size() == 3);  // node 1's representative, then 2 local ranks
+  for (const Layout& even : {blocked(3, 5), blocked(1, 7)}) {
+    for (int root = 0; root < even.size(); ++root) {
+      const BcastTree chained = shim::coll::build_two_level_tree(even, root, two_level(2, 4, even.max_ppn()));
+      check_spanning(chained, even.size(), root);
+      CHECK(tree_depth(chained) == kary_depth(even.nodes(), 2) + even.max_ppn() - 1);
+    }
+  }
 }
