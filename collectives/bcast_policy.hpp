@@ -18,8 +18,10 @@ struct BcastFacts {
 };
 
 // One process per node: the two-level tree is a tree over nodes, which
-// beats MPICH's from 4 nodes for short messages (fan-out 8) and from
-// kBcastDeepNodes at every size (8 KiB segments keep every level busy).
+// ties or beats MPICH's from 3 nodes for messages under 64 KiB (3 x 1: equal
+// up to 1 KiB, 4.4 against 5.5 us at 16 KiB, but 12.4 against 11.7 at 64
+// KiB; fan-out 8 wins from 4 nodes) and from kBcastDeepNodes at every size
+// (8 KiB segments keep every level busy).
 // Scale model, onload, MPICH's selection against two-level
 // (docs/scale/bcast.md), 1 B / 16 KiB / 64 KiB / 256 KiB / 1 MiB: 4 x 1
 // 1.3 / 9.1 / 11.7 / 43.1 / 169.0 us against 0.7 / 6.2 / 14.1 / 45.8 /
