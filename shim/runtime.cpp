@@ -181,11 +181,12 @@ const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture :
 
 coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, int max_ppn) {
   const int k = g_config.bcast_k > 0 ? g_config.bcast_k : g_picture ? g_picture->profile.bcast_k : 2;
+  const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
+  const std::int64_t segments = (bytes + segment - 1) / segment;
   if (algorithm != coll::BcastAlgorithm::eco) {
     const int between_nodes = g_config.bcast_k > 0 ? k : coll::two_level_fanout(k, bytes);
-    const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
     return {between_nodes, between_nodes, false, coll::intra_node_fanout(bytes),
-            coll::chain_nodes_up_to((bytes + segment - 1) / segment, max_ppn)};
+            coll::chain_nodes_up_to(segments, max_ppn)};
   }
   // Where a sender feeds one subnet at a time (k = 1), a chain of subnets
   // makes a segment cross them one after another; taking turns at the
@@ -197,8 +198,6 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
   // (docs/scale/headline.md): 16 KiB in 4 segments, 260.3 us with turns
   // against 314.7 chained; 64 KiB in 16, 754.1 against 750.0; 256 KiB,
   // 2527.0 against 2490.4.
-  const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
-  const std::int64_t segments = (bytes + segment - 1) / segment;
   const bool rotate = k == 1 && segments >= 2 && segments <= topo::kSegmentsPerMessage;
   int within = k;
   if (g_config.bcast_k == 0) {
