@@ -24,15 +24,10 @@ constexpr std::array kRules = {
     BcastRule{"measured-subnets", "the profile places the nodes in >= 2 subnets", BcastAlgorithm::eco,
               "ECO (Lowekamp and Beguelin): one crossing per subnet boundary, trees inside subnets and nodes",
               [](const BcastFacts& f) { return f.subnets >= 2; }, shape},
-    BcastRule{"one-per-node-shallow", "ppn == 1 && (nodes <= 2 || (nodes < 8 && bytes >= 64 KiB))",
-              BcastAlgorithm::native,
-              "one process per node and a tree of at most two levels: between two nodes one message either "
-              "way, and up to 7 nodes MPICH's scatter + allgather ties or beats the pipelined tree from 64 KiB "
+    BcastRule{"two-nodes-of-one", "ppn == 1 && nodes == 2", BcastAlgorithm::native,
+              "two nodes of one process each: one message either way, which the tree's segments only cut up "
               "(collectives/bcast_policy.hpp)",
-              [](const BcastFacts& f) {
-                return f.ppn <= 1 && (f.nodes <= 2 || (f.nodes < kBcastDeepNodes && f.bytes >= kBcastShallowLongBytes));
-              },
-              shape},
+              [](const BcastFacts& f) { return f.ppn <= 1 && f.nodes <= 2; }, shape},
     BcastRule{"few-nodes-whole", "consecutive ranks && nodes <= 4 && 64 KiB <= bytes < 96 KiB", BcastAlgorithm::native,
               "MPICH's binomial tree sends the whole message, and with each node one block of at most 4 nodes only two "
               "of its steps cross the network: the scale model has it 1.0-1.2x faster than the two-level tree's 8 KiB "

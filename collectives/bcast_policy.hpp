@@ -17,21 +17,18 @@ struct BcastFacts {
   bool consecutive = false;  // each node's ranks are one ascending block (topo::Layout::consecutive)
 };
 
-// One process per node: the two-level tree is a tree over nodes, which
-// ties or beats MPICH's from 3 nodes for messages under 64 KiB (3 x 1: equal
-// up to 1 KiB, 4.4 against 5.5 us at 16 KiB, but 12.4 against 11.7 at 64
-// KiB; fan-out 8 wins from 4 nodes) and from kBcastDeepNodes at every size
-// (8 KiB segments keep every level busy).
-// Scale model, onload, MPICH's selection against two-level
-// (docs/scale/bcast.md), 1 B / 16 KiB / 64 KiB / 256 KiB / 1 MiB: 4 x 1
-// 1.3 / 9.1 / 11.7 / 43.1 / 169.0 us against 0.7 / 6.2 / 14.1 / 45.8 /
-// 172.1; 8 x 1 1.9 / 14.5 / 17.5 / 64.7 / 253.5 against 0.8 / 9.0 / 17.1 /
-// 49.5 / 178.7; 32 x 1 3.2 / 26.1 / 29.2 / 107.9 / 422.4 against 1.5 / 14.1
-// / 22.9 / 56.1 / 188.8. Two nodes stay native at every size: one message
-// either way, which segments only cut up (2 x 1, 1 MiB: 84.5 against 123.7).
-inline constexpr int kBcastDeepNodes = 8;
-inline constexpr std::int64_t kBcastShallowLongBytes = 64 * 1024;
-
+// Two nodes of one process each: one message either way, which segments
+// only cut up (scale model, onload, 2 x 1, 1 MiB: MPICH's selection 84.5 us
+// against the two-level tree's 123.7). From three nodes the tree over nodes
+// ties or wins at every size since it chains long messages
+// (coll::chain_between_nodes, coll::one_chain_through_ranks), except at 64
+// KiB-96 KiB on 3-4 nodes, which few-nodes-whole covers. MPICH's selection
+// against two-level (docs/scale/bcast.md), 1 B / 16 KiB / 64 KiB / 256 KiB /
+// 1 MiB: 4 x 1 1.3 / 9.1 / 11.7 / 43.1 / 169.0 us against 0.7 / 6.2 / 14.1 /
+// 36.6 / 128.4; 3 x 1 at 64 KiB / 128 KiB / 256 KiB / 1 MiB 11.7 / 22.2 /
+// 43.1 / 169.0 against 12.4 / 19.0 / 34.3 / 125.9; 5 x 1 17.5 / 33.3 / 64.7
+// / 253.5 against 15.2 / 26.0 / 38.9 / 130.9. Left over: 4 x 1 at 96 KiB,
+// 16.9 against 19.6 (from 128 KiB the tree wins, 21.3 against 22.2).
 // Where MPICH's own broadcast beats shim's pipelined two-level tree: each
 // node's ranks one block, at most kBcastFewNodes nodes, messages of
 // [kBcastWholeMin, kBcastWholeMax) bytes. Its binomial tree sends the whole

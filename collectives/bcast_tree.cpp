@@ -67,14 +67,33 @@ int chain_nodes_up_to(std::int64_t segments, int max_ppn) {
   return static_cast<int>(std::min<std::int64_t>(max_ppn, segments / kChainSegmentsPerRank + 1));
 }
 
+bool chain_between_nodes(std::int64_t segments, int nodes) {
+  return segments >= kChainSegmentsPerNode && nodes - 1 <= segments / kChainSegmentsPerNode;
+}
+
+bool one_chain_through_ranks(std::int64_t segments, int nodes, int ranks) {
+  return nodes >= kOneChainMinNodes && ranks <= segments / kChainSegmentsPerRank;
+}
+
 BcastTree build_two_level_tree(const topo::Layout& layout, int root, const BcastFanout& fanout) {
   BcastTree tree = empty_tree(layout.size(), root);
   std::vector<int> order{root};
   for (int node = 0; node < layout.nodes(); ++node) {
     if (node != layout.node_of(root)) order.push_back(layout.rank_of(node, 0));
   }
-  add_kary(tree, order, fanout.between_subnets);
-  add_intra_node(tree, layout, root, fanout);
+  if (!fanout.one_chain) {
+    add_kary(tree, order, fanout.between_subnets);
+    add_intra_node(tree, layout, root, fanout);
+    return tree;
+  }
+  std::vector<int> chain;
+  for (const int rep : order) {
+    chain.push_back(rep);
+    for (const int rank : layout.members(layout.node_of(rep))) {
+      if (rank != rep) chain.push_back(rank);
+    }
+  }
+  add_kary(tree, chain, 1);
   return tree;
 }
 

@@ -29,6 +29,7 @@ struct BcastFanout {
   bool rotate_entries = false;
   int within_node = kIntraNodeFanout;  // from the rank that brings the data to the node's others
   int chain_nodes_up_to = 0;           // nodes of at most this many ranks pass the data along a chain
+  bool one_chain = false;              // two-level: every rank in one chain, node after node
   auto operator<=>(const BcastFanout&) const = default;
 };
 
@@ -86,9 +87,40 @@ int intra_node_fanout(std::int64_t bytes);
 inline constexpr std::int64_t kChainSegmentsPerRank = 4;
 int chain_nodes_up_to(std::int64_t segments, int max_ppn);
 
+// A message of many segments on few nodes also goes down a chain between
+// nodes: a representative sends each segment once instead of k times, and
+// the chain fills up in (nodes - 1) segments. Nodes are chained when the
+// message has at least kChainSegmentsPerNode segments, and as many per node
+// after the first. Scale model, onload platform, two-level trees in 8 KiB segments,
+// chain against binary between nodes at 256 KiB / 1 MiB: 4x4 48.1 / 164.5
+// against 49.6 / 175.6 us, 8x1 45.5 / 137.7 against 49.5 / 178.7, 8x8 62.2 /
+// 178.5 against 63.1 / 207.2, 16x4 74.6 / 191.0 against 60.7 / 204.9,
+// 16x16 84.5 / 206.6 against 70.9 / 220.5, 32x8 115.2 / 231.6 against 68.8
+// / 212.9; at 64 KiB (8 segments) the chain loses from 4 nodes.
+inline constexpr std::int64_t kChainSegmentsPerNode = 8;
+bool chain_between_nodes(std::int64_t segments, int nodes);
+
+// With few ranks in all, one chain through every rank, node after node,
+// crossing each node boundary once: every rank then sends each segment
+// once, where a representative of the two-level chain sends it twice (to
+// the next node and into its own). It pays on three or more nodes when the
+// message has kChainSegmentsPerRank segments per rank: scale model as
+// above, 256 KiB / 1 MiB, one chain against two-level chains: 4x2 41.5 /
+// 133.7 against 45.5 / 161.9 us (Open MPI's selection, its pipelined chain
+// over all ranks, 40.4 / 128.9), 4x4 - / 143.5 against - / 164.5, 4x8 - /
+// 164.9 against - / 169.7, 8x4 - / 168.3 against - / 173.3, 16x2 - / 175.9
+// against - / 188.4; on two nodes the two-level tree's halves run side by
+// side and the one chain loses (2x4 39.2 / 129.9 against 35.4 / 126.1, 2x16
+// - / 161.2 against - / 141.7), as it does with more ranks per segment
+// (4x4 at 256 KiB 51.8 against 48.1; 8x8 at 1 MiB 210.3 against 178.5).
+inline constexpr int kOneChainMinNodes = 3;
+bool one_chain_through_ranks(std::int64_t segments, int nodes, int ranks);
+
 // Root -> a k-ary tree over node representatives (the root for its own node,
 // local rank 0 elsewhere) -> a fanout.within_node-ary tree or a chain inside
-// each node; fanout.between_subnets is the fan-out over nodes.
+// each node; fanout.between_subnets is the fan-out over nodes. With
+// fanout.one_chain: one chain from the root through its node's other ranks,
+// then through each other node from its representative.
 BcastTree build_two_level_tree(const topo::Layout& layout, int root, const BcastFanout& fanout);
 
 // ECO (Lowekamp and Beguelin, "ECO: Efficient Collective Operations for

@@ -40,7 +40,7 @@ struct Route {
 };
 Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState& state,
                const topo::Hierarchy& hierarchy, std::int64_t bytes) {
-  return {state.bcast_role(algorithm, call.root, bcast_fanout(algorithm, bytes, hierarchy.layout().max_ppn())),
+  return {state.bcast_role(algorithm, call.root, bcast_fanout(algorithm, bytes, hierarchy.layout())),
           coll::plan_segments(call.count, call.type_size, bcast_segment_bytes(algorithm, bytes))};
 }
 
@@ -56,15 +56,20 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
   if (decision.algorithm == Algorithm::native) return "";
   const std::int64_t segment = bcast_segment_bytes(decision.algorithm, bytes);
   const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, segment);
-  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes, hierarchy.layout().max_ppn());
-  std::string text = "; tree fan-out " + std::to_string(fanout.between_subnets);
-  if (decision.algorithm == Algorithm::eco) {
-    text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
-    if (coll::entries_take_turns(fanout, state.subnets_spanned())) text += ", subnet entries take turns";
-  }
-  text += ", " + std::to_string(fanout.within_node) + " inside nodes";
-  if (fanout.chain_nodes_up_to > fanout.within_node) {
-    text += " (a chain in nodes of up to " + std::to_string(fanout.chain_nodes_up_to) + " ranks)";
+  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes, hierarchy.layout());
+  std::string text;
+  if (fanout.one_chain) {
+    text = "; one chain through every rank, node after node";
+  } else {
+    text = "; tree fan-out " + std::to_string(fanout.between_subnets);
+    if (decision.algorithm == Algorithm::eco) {
+      text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
+      if (coll::entries_take_turns(fanout, state.subnets_spanned())) text += ", subnet entries take turns";
+    }
+    text += ", " + std::to_string(fanout.within_node) + " inside nodes";
+    if (fanout.chain_nodes_up_to > fanout.within_node) {
+      text += " (a chain in nodes of up to " + std::to_string(fanout.chain_nodes_up_to) + " ranks)";
+    }
   }
   if (plan.segments > 1) {
     text += ", " + std::to_string(plan.segments) + " pipelined segments of " + format_bytes(segment);

@@ -179,14 +179,20 @@ void refresh_fast_paths() {
 
 const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture : nullptr; }
 
-coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, int max_ppn) {
-  const int k = g_config.bcast_k > 0 ? g_config.bcast_k : g_picture ? g_picture->profile.bcast_k : 2;
+int bcast_tree_k() { return g_config.bcast_k > 0 ? g_config.bcast_k : g_picture ? g_picture->profile.bcast_k : 2; }
+
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout) {
+  const int k = bcast_tree_k();
   const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
   const std::int64_t segments = (bytes + segment - 1) / segment;
   if (algorithm != coll::BcastAlgorithm::eco) {
-    const int between_nodes = g_config.bcast_k > 0 ? k : coll::two_level_fanout(k, bytes);
-    return {between_nodes, between_nodes, false, coll::intra_node_fanout(bytes),
-            coll::chain_nodes_up_to(segments, max_ppn)};
+    coll::BcastFanout fanout{k, k, false, coll::intra_node_fanout(bytes),
+                             coll::chain_nodes_up_to(segments, layout.max_ppn())};
+    if (g_config.bcast_k > 0) return fanout;
+    const bool chain = coll::chain_between_nodes(segments, layout.nodes());
+    fanout.between_subnets = fanout.within_subnet = chain ? 1 : coll::two_level_fanout(k, bytes);
+    fanout.one_chain = coll::one_chain_through_ranks(segments, layout.nodes(), layout.size());
+    return fanout;
   }
   // Where a sender feeds one subnet at a time (k = 1), a chain of subnets
   // makes a segment cross them one after another; taking turns at the

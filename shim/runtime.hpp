@@ -60,15 +60,19 @@ void refresh_fast_paths();
 
 // The network profile (SHIM_PROFILE) as mapped onto this job, or nullptr.
 const topo::NetworkPicture* network_picture();
-// Fan-outs of the tree of a broadcast of `bytes`: SHIM_BCAST_K for both,
-// else for ECO the profile's between subnets and topo::profile_subnet_fanout's
-// inside them for its segment; two-level trees use between_subnets, the
-// profile's (2 without one) widened by coll::two_level_fanout, and inside
-// nodes coll::intra_node_fanout or, for nodes of up to
-// coll::chain_nodes_up_to ranks (max_ppn: the largest node's), a chain. ECO's subnet
-// entries take turns when the fan-out between subnets is 1 and the message
-// is cut into segments.
-coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, int max_ppn);
+// The fan-out of broadcast trees between nodes for long messages:
+// SHIM_BCAST_K, else the profile's, else 2.
+int bcast_tree_k();
+// Fan-outs of the tree of a broadcast of `bytes` over `layout`: SHIM_BCAST_K
+// for both, else for ECO the profile's between subnets and
+// topo::profile_subnet_fanout's inside them for its segment; two-level trees
+// use between_subnets, bcast_tree_k() widened by coll::two_level_fanout or a
+// chain (coll::chain_between_nodes), and inside nodes coll::intra_node_fanout
+// or, for nodes of up to coll::chain_nodes_up_to ranks, a chain; or one chain
+// through every rank (coll::one_chain_through_ranks; not with SHIM_BCAST_K).
+// ECO's subnet entries take turns when the fan-out between subnets is 1 and
+// the message is cut into segments.
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout);
 // Pipeline segment of a broadcast of `bytes`: SHIM_BCAST_SEGMENT, else for
 // ECO the profile's (topo::profile_segment_range), else
 // kDefaultBcastSegmentBytes.

@@ -162,7 +162,7 @@ Shape shape_of(const Expected& e, MPI_Comm comm) {
 shim_bcast_algorithm expected_auto(const Expected& e, const Shape& shape, std::int64_t bytes) {
   if (shape.nodes <= 1) return SHIM_BCAST_NATIVE;
   if (e.profile && e.node_size > 0 && shape.subnets >= 2) return SHIM_BCAST_ECO;
-  if (shape.ppn <= 1 && (shape.nodes <= 2 || (shape.nodes < 8 && bytes >= 64 * 1024))) return SHIM_BCAST_NATIVE;
+  if (shape.ppn <= 1 && shape.nodes <= 2) return SHIM_BCAST_NATIVE;
   if (shape.consecutive && shape.nodes <= 4 && bytes >= 64 * 1024 && bytes < 96 * 1024) return SHIM_BCAST_NATIVE;
   return SHIM_BCAST_TWOLEVEL;
 }

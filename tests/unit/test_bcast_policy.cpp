@@ -9,18 +9,17 @@ namespace {
 const shim::coll::BcastRule& rule_for(const BcastFacts& facts) { return shim::coll::bcast_policy().choose(facts); }
 }  // namespace
 
-TEST_CASE("broadcast: one node, or one process per node in a shallow tree, stays native", "[policy]") {
-  using shim::coll::kBcastDeepNodes;
-  using shim::coll::kBcastShallowLongBytes;
+TEST_CASE("broadcast: one node, or two nodes of one process, stays native", "[policy]") {
   CHECK(rule_for({1 << 20, 1, 8, 0, true}).name == "single-node");
-  for (const std::int64_t bytes : {std::int64_t{1}, kBcastShallowLongBytes, std::int64_t{1} << 20}) {
-    CHECK(rule_for({bytes, 2, 1, 0, true}).name == "one-per-node-shallow");
+  for (const std::int64_t bytes : {std::int64_t{1}, std::int64_t{64} << 10, std::int64_t{1} << 20}) {
+    CHECK(rule_for({bytes, 2, 1, 0, true}).name == "two-nodes-of-one");
+    // From three nodes the tree over nodes, chained for long messages.
+    CHECK(rule_for({bytes, 5, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
   }
-  CHECK(rule_for({kBcastShallowLongBytes, kBcastDeepNodes - 1, 1, 0, true}).outcome == BcastAlgorithm::native);
-  // Short messages from 3 nodes, and every size from kBcastDeepNodes, take the tree over nodes.
-  CHECK(rule_for({kBcastShallowLongBytes - 1, 3, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
-  CHECK(rule_for({kBcastShallowLongBytes, kBcastDeepNodes, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
-  CHECK(rule_for({1 << 20, 32, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
+  CHECK(rule_for({std::int64_t{1} << 20, 3, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
+  CHECK(rule_for({1, 3, 1, 0, true}).outcome == BcastAlgorithm::twolevel);
+  // 64-96 KiB on 3-4 nodes of one: whole messages win, as on blocked nodes.
+  CHECK(rule_for({std::int64_t{64} << 10, 4, 1, 0, true}).name == "few-nodes-whole");
 }
 
 TEST_CASE("broadcast: measured subnets take ECO at every size and placement", "[policy]") {

@@ -316,3 +316,58 @@ TEST_CASE("inside a node, a message of many segments goes down a chain", "[bcast
     }
   }
 }
+
+TEST_CASE("a message of many segments on few nodes goes down a chain between nodes", "[bcast]") {
+  using shim::coll::chain_between_nodes;
+  using shim::coll::kChainSegmentsPerNode;
+  // n nodes chain once the message has kChainSegmentsPerNode x (n - 1) segments.
+  // A short message is no chain's business, whatever the node count.
+  CHECK_FALSE(chain_between_nodes(kChainSegmentsPerNode - 1, 1));
+  CHECK(chain_between_nodes(kChainSegmentsPerNode, 2));
+  CHECK_FALSE(chain_between_nodes(kChainSegmentsPerNode * 3 - 1, 4));
+  CHECK(chain_between_nodes(kChainSegmentsPerNode * 3, 4));
+  CHECK_FALSE(chain_between_nodes(kChainSegmentsPerNode * 3, 5));
+  // 1 MiB in 8 KiB segments: up to 17 nodes; 64 KiB: up to 2.
+  CHECK(chain_between_nodes(128, 17));
+  CHECK_FALSE(chain_between_nodes(128, 18));
+  CHECK_FALSE(chain_between_nodes(8, 3));
+}
+
+TEST_CASE("with few ranks for many segments, one chain runs through every rank, node after node", "[bcast]") {
+  using shim::coll::kChainSegmentsPerRank;
+  using shim::coll::kOneChainMinNodes;
+  using shim::coll::one_chain_through_ranks;
+  CHECK(one_chain_through_ranks(kChainSegmentsPerRank * 8, kOneChainMinNodes, 8));
+  CHECK_FALSE(one_chain_through_ranks(kChainSegmentsPerRank * 8 - 1, kOneChainMinNodes, 8));
+  // Two nodes keep the two-level tree, whose halves run side by side.
+  CHECK_FALSE(one_chain_through_ranks(1 << 20, kOneChainMinNodes - 1, 8));
+
+  shim::coll::BcastFanout one_chain = two_level(1, 2, 0);
+  one_chain.one_chain = true;
+  const std::vector<Layout> layouts = {blocked(4, 2), blocked(3, 1), from({0, 0, 0, 1, 1, 2, 2, 2, 2}),
+                                       from({0, 1, 2, 0, 1, 2}), from({2, 2, 1, 0, 0, 0, 0})};
+  for (const Layout& layout : layouts) {
+    for (int root = 0; root < layout.size(); ++root) {
+      INFO(layout.describe() << ", root " << root);
+      const BcastTree tree = shim::coll::build_two_level_tree(layout, root, one_chain);
+      check_spanning(tree, layout.size(), root);
+      // A chain: every rank feeds at most one, so the depth is ranks - 1.
+      for (const auto& children : tree.children) CHECK(children.size() <= 1);
+      CHECK(tree_depth(tree) == layout.size() - 1);
+      // Each node entered once, the root's node first: its ranks are the
+      // chain's first ones.
+      CHECK(shim::coll::count_links(tree, layout, {}).inter_node == layout.nodes() - 1);
+      int rank = root;
+      for (int step = 0; step < layout.ppn(layout.node_of(root)); ++step) {
+        CHECK(layout.node_of(rank) == layout.node_of(root));
+        if (!tree.children[rank].empty()) rank = tree.children[rank].front();
+      }
+      // Other nodes are entered at their first local rank.
+      for (int node = 0; node < layout.nodes(); ++node) {
+        if (node == layout.node_of(root)) continue;
+        const int entry = layout.rank_of(node, 0);
+        CHECK(layout.node_of(tree.parent[entry]) != node);
+      }
+    }
+  }
+}
