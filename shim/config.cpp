@@ -102,7 +102,8 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_BCAST_K", "integer 1..64", "the profile's, else 2",
                 "fan-out of broadcast trees between nodes (1: a chain)",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 64, c.bcast_k); }},
-    SettingSpec{"SHIM_BCAST_SEGMENT", "bytes >= 1K, optional K|M|G suffix", "ECO: the profile's, else 8K",
+    SettingSpec{"SHIM_BCAST_SEGMENT", "bytes >= 1K, optional K|M|G suffix",
+                "ECO: the profile's, else 4K up to 16K messages, 8K beyond",
                 "broadcasts larger than this travel the tree in pipelined segments of this size. ECO's default "
                 "comes from the profile: a segment takes 4x a message's fixed cost on the slowest link between "
                 "subnets, a power of two from 4K to 64K",

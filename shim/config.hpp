@@ -61,7 +61,7 @@ struct Config {
   coll::AlltoallThresholds alltoall_thresholds;
   Choice<coll::BcastAlgorithm> bcast;
   int bcast_k = 0;                        // 0: the profile's k, else 2
-  std::int64_t bcast_segment_bytes = 0;   // 0: for ECO the profile's, else 64 KiB (shim::bcast_segment_bytes)
+  std::int64_t bcast_segment_bytes = 0;   // 0: for ECO the profile's, else by message size (shim::bcast_segment_bytes)
   std::array<char, 1024> profile_path{};  // empty: no network profile
   bool mirror_per_process_segments = false;
   Choice<rma::AccumulatePath> accumulate;

@@ -217,7 +217,7 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
 std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes) {
   if (g_config.bcast_segment_bytes > 0) return g_config.bcast_segment_bytes;
   if (algorithm == coll::BcastAlgorithm::eco && g_profile_segments) return g_profile_segments->for_message(bytes);
-  return kDefaultBcastSegmentBytes;
+  return bytes <= kShortBcastMessageBytes ? kShortBcastSegmentBytes : kDefaultBcastSegmentBytes;
 }
 
 const Config& config() { return g_config; }

@@ -75,7 +75,8 @@ int bcast_tree_k();
 coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout);
 // Pipeline segment of a broadcast of `bytes`: SHIM_BCAST_SEGMENT, else for
 // ECO the profile's (topo::profile_segment_range), else
-// kDefaultBcastSegmentBytes.
+// kDefaultBcastSegmentBytes, or kShortBcastSegmentBytes for messages up to
+// kShortBcastMessageBytes.
 // 8 KiB: every level of a two-level tree works at once from the second
 // segment on. Scale model, two-level at 16 KiB / 64 KiB / 256 KiB / 1 MiB
 // (bench/sim/simrun.py PLATFORM LAYOUT bcast shim-twolevel SIZES --set
@@ -87,6 +88,18 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
 // platforms but 1.3-1.5x slower than 8 KiB at 25 GbE, where a message's
 // fixed cost is larger.
 inline constexpr std::int64_t kDefaultBcastSegmentBytes = 8 * 1024;
+// A message of at most two such segments would cross each hop in one or two
+// pieces, and each hop would wait for the whole of the first: up to
+// kShortBcastMessageBytes the segments are kShortBcastSegmentBytes. Scale
+// model, two-level at 8 KiB / 16 KiB, 4 KiB against 8 KiB segments: onload
+// 16 x 16 7.8 / 9.4 against 15.0 / 16.8 us, 32 x 16 9.2 / 10.9 against 17.6 /
+// 19.4 (Intel MPI's selection 17.3 at 16 KiB), 32 x 1 7.8 / 9.3 against 12.4
+// / 14.1; 25 GbE 8 x 8 17.2 / 26.2 against 20.7 / 27.0, 16 x 4 22.5 / 31.5
+// against 27.7 / 34.4; 1 GbE 8 x 8 331 / 475 against 351 / 671. At 32 KiB
+// the fixed cost of twice the messages shows at 25 GbE (8 x 8: 44.2 against
+// 38.9 us), so longer messages keep 8 KiB.
+inline constexpr std::int64_t kShortBcastMessageBytes = 16 * 1024;
+inline constexpr std::int64_t kShortBcastSegmentBytes = 4 * 1024;
 std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes);
 
 const Config& config();
