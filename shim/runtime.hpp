@@ -97,7 +97,9 @@ inline constexpr std::int64_t kDefaultBcastSegmentBytes = 8 * 1024;
 // / 14.1; 25 GbE 8 x 8 17.2 / 26.2 against 20.7 / 27.0, 16 x 4 22.5 / 31.5
 // against 27.7 / 34.4; 1 GbE 8 x 8 331 / 475 against 351 / 671. At 32 KiB
 // the fixed cost of twice the messages shows at 25 GbE (8 x 8: 44.2 against
-// 38.9 us), so longer messages keep 8 KiB.
+// 38.9 us), so longer messages keep 8 KiB. Four emulated hosts on this
+// machine's 2 cores (README, "Algorithms") tie at 100 Mbit/s and lose
+// 1.2-1.8x on unshaped links, where TCP's CPU cost per message is the limit.
 inline constexpr std::int64_t kShortBcastMessageBytes = 16 * 1024;
 inline constexpr std::int64_t kShortBcastSegmentBytes = 4 * 1024;
 std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes);
