@@ -99,7 +99,7 @@ inline constexpr std::int64_t kDefaultBcastSegmentBytes = 8 * 1024;
 // the fixed cost of twice the messages shows at 25 GbE (8 x 8: 44.2 against
 // 38.9 us), so longer messages keep 8 KiB. Four emulated hosts on this
 // machine's 2 cores (README, "Algorithms") tie at 100 Mbit/s and lose
-// 1.2-1.8x on unshaped links, where TCP's CPU cost per message is the limit.
+// 1.1-2.0x on unshaped links, where TCP's CPU cost per message is the limit.
 inline constexpr std::int64_t kShortBcastMessageBytes = 16 * 1024;
 inline constexpr std::int64_t kShortBcastSegmentBytes = 4 * 1024;
 std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes);
