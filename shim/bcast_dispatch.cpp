@@ -62,6 +62,7 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
     text = "; one chain through every rank, node after node";
   } else {
     text = "; tree fan-out " + std::to_string(fanout.between_subnets);
+    if (decision.algorithm == Algorithm::twolevel && fanout.between_subnets == 1) text += " (a chain between nodes)";
     if (decision.algorithm == Algorithm::eco) {
       text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
       if (coll::entries_take_turns(fanout, state.subnets_spanned())) text += ", subnet entries take turns";
