@@ -44,6 +44,21 @@ def leftovers():
     return found
 
 
+def forwarded_requests(report):
+    """Requests forwarded, summed over the servers' table of a SHIM_STATS report."""
+    lines = report.splitlines()
+    header = next(i for i, line in enumerate(lines) if "Direct KiB" in line and "Forwarded" in line)
+    # Three headings before it are two words each ("Direct KiB", "Forward KiB", "Peak bufs").
+    column = lines[header].split().index("Forwarded") - 3
+    total = 0
+    for line in lines[header + 1:]:
+        fields = line.split()
+        if len(fields) <= column or not fields[1].isdigit():
+            break
+        total += int(fields[column])
+    return total
+
+
 def with_cluster(body):
     vcluster("up", SPEC)
     try:
@@ -70,25 +85,36 @@ def probe(build):
 
 def collectives(build):
     preload = {"VCLUSTER_PRELOAD": os.path.join(build, "libshim.so")}
+    # Hydra gives each host one slot, so ranks go round-robin over the hosts
+    # named: 6 ranks on h0-h2 put two on each host, not neighbours in rank
+    # order. Three hosts keep every path of six (three subnets, two ranks per
+    # host, aggregation and rails over TCP) at a third of the time on 2 cores.
+    three_hosts = ["-hosts", "h0,h1,h2"]
     def body():
         # mirror_matrix: 2 ranks per host, hosts found by processor name, node
         # copies merged across the emulated network.
-        for ranks, program in (("6", "bcast_matrix"), ("12", "alltoall_matrix"), ("12", "mirror_matrix")):
+        for hosts, ranks, program in (([], "6", "bcast_matrix"), (three_hosts, "6", "alltoall_matrix"),
+                                      (three_hosts, "6", "mirror_matrix")):
             run = vcluster("run", "--", "mpiexec", "-genv", "SHIM_PROFILE", PROFILE, "-genv", "SHIM_BCAST_SEGMENT",
-                           "4K", "-n", ranks, os.path.join(build, "tests", "mpi", program), env=preload)
+                           "4K", *hosts, "-n", ranks, os.path.join(build, "tests", "mpi", program), env=preload)
             print(run.stdout.strip())
             assert "0 failures" in run.stdout, f"{program} on {ranks} ranks:\n{run.stdout}{run.stderr}"
-        # The accumulate family across real TCP hosts: one rank per host
-        # (every other target is remote, through its host's server), then
-        # two per host with application threads beside the servers.
-        run = vcluster("run", "--", "mpiexec", "-n", "6", os.path.join(build, "tests", "mpi", "accumulate_matrix"),
-                       env=preload)
+        # The accumulate family across real TCP hosts, in clusters of two
+        # servers (the default would not cluster so few): one rank per host on
+        # four hosts (every other target remote), then two per host on three
+        # (uneven clusters) with application threads beside the servers. The
+        # servers' report must show requests forwarded between hosts.
+        clustered = ["-genv", "SHIM_SERVER_CLUSTER", "2", "-genv", "SHIM_STATS", "1"]
+        run = vcluster("run", "--", "mpiexec", *clustered, "-hosts", "h0,h1,h2,h3", "-n", "4",
+                       os.path.join(build, "tests", "mpi", "accumulate_matrix"), env=preload)
         print(run.stdout.strip())
-        assert "0 failures" in run.stdout, f"accumulate_matrix on 6 hosts:\n{run.stdout}{run.stderr}"
-        run = vcluster("run", "--", "mpiexec", "-n", "12", os.path.join(build, "tests", "mpi", "accumulate_threads"),
-                       env=preload)
+        assert "0 failures" in run.stdout, f"accumulate_matrix on 4 hosts:\n{run.stdout}{run.stderr}"
+        assert forwarded_requests(run.stderr) > 0, f"no request forwarded on 4 hosts:\n{run.stderr}"
+        run = vcluster("run", "--", "mpiexec", *clustered, *three_hosts, "-n", "6",
+                       os.path.join(build, "tests", "mpi", "accumulate_threads"), env=preload)
         print(run.stdout.strip())
-        assert "tickets exact" in run.stdout, f"accumulate_threads on 6 hosts:\n{run.stdout}{run.stderr}"
+        assert "tickets exact" in run.stdout, f"accumulate_threads on 3 hosts:\n{run.stdout}{run.stderr}"
+        assert forwarded_requests(run.stderr) > 0, f"no request forwarded on 3 hosts:\n{run.stderr}"
     with_cluster(body)
 
 
