@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/alltoall_policy.hpp"
+#include "collectives/bcast_pipeline.hpp"
 #include "collectives/bcast_policy.hpp"
 #include "common/local_comm.hpp"
 #include "common/log.hpp"
@@ -184,7 +185,7 @@ int bcast_tree_k() { return g_config.bcast_k > 0 ? g_config.bcast_k : g_picture 
 coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout) {
   const int k = bcast_tree_k();
   const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
-  const std::int64_t segments = (bytes + segment - 1) / segment;
+  const std::int64_t segments = coll::plan_segments(bytes, 1, segment).segments;
   if (algorithm != coll::BcastAlgorithm::eco) {
     coll::BcastFanout fanout{k, k, false, coll::intra_node_fanout(bytes),
                              coll::chain_nodes_up_to(segments, layout.max_ppn())};
