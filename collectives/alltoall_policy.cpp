@@ -1,6 +1,8 @@
 #include "collectives/alltoall_policy.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -116,15 +118,39 @@ int bruck_rounds(int ranks) {
 
 int window_waves(int ranks) { return (ranks - 1 + kRailWindow - 1) / kRailWindow; }
 
-bool bruck_for_tiny_messages(std::int64_t bytes, int ranks) {
-  return bytes < kRailTinyBytes && window_waves(ranks) > bruck_rounds(ranks);
+// What one node sends in each Bruck round: half of its rails' blocks. In
+// floating point, so that no layout wraps it into "small".
+double bruck_round_bytes(const AlltoallFacts& facts) {
+  const double ppn = facts.ppn;
+  return static_cast<double>((facts.nodes + 1) / 2) * ppn * ppn * static_cast<double>(facts.block_bytes);
+}
+
+double bruck_us(const AlltoallFacts& facts) {
+  return bruck_rounds(facts.nodes) *
+         (kRailStepCosts.bruck_round_us + kRailStepCosts.bruck_us_per_kib * bruck_round_bytes(facts) / 1024);
+}
+
+double window_us(const AlltoallFacts& facts) { return window_waves(facts.nodes) * kRailStepCosts.wave_us; }
+
+// Weighed only where the window needs at least as many waves as Bruck
+// needs rounds (from 42 nodes), where the costs were measured; at 2 nodes
+// both are one exchange.
+bool costs_weighed(int nodes) { return nodes > 2 && window_waves(nodes) >= bruck_rounds(nodes); }
+
+bool bruck_beats_window(const AlltoallFacts& facts) {
+  return costs_weighed(facts.nodes) && bruck_us(facts) < window_us(facts);
+}
+
+std::string one_decimal(double value) {
+  const long tenths = std::lround(value * 10);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
 }
 
 }  // namespace
 
 RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
   const std::int64_t bytes = largest_rail_message_bytes(algorithm, facts);
-  return bytes > facts.thresholds.rail_point_to_point_max_bytes || bruck_for_tiny_messages(bytes, facts.nodes)
+  return bytes > facts.thresholds.rail_point_to_point_max_bytes || (bytes > 0 && bruck_beats_window(facts))
              ? RailStep::native_alltoall
              : RailStep::point_to_point;
 }
@@ -137,13 +163,14 @@ std::string explain_rail_step(AlltoallAlgorithm algorithm, const AlltoallFacts& 
   if (bytes > facts.thresholds.rail_point_to_point_max_bytes) {
     return "rail step by MPI_Alltoall (" + largest + " > " + limit + ")";
   }
-  if (bruck_for_tiny_messages(bytes, facts.nodes)) {
-    return "rail step by MPI_Alltoall (" + largest + " < " + format_bytes(kRailTinyBytes) + " between " +
-           std::to_string(facts.nodes) + " nodes: " + std::to_string(bruck_rounds(facts.nodes)) +
-           " Bruck rounds against " + std::to_string(window_waves(facts.nodes)) + " waves of " +
-           std::to_string(kRailWindow) + ")";
-  }
-  return "rail step point-to-point (" + largest + " <= " + limit + ")";
+  const std::string costs = std::to_string(bruck_rounds(facts.nodes)) + " Bruck rounds of " +
+                            format_bytes(static_cast<std::int64_t>(std::min(bruck_round_bytes(facts), 0x1p62))) +
+                            " per node, about " + one_decimal(bruck_us(facts)) + " us, against " +
+                            std::to_string(window_waves(facts.nodes)) + " waves of " + std::to_string(kRailWindow) +
+                            ", about " + one_decimal(window_us(facts)) + " us";
+  if (bytes > 0 && bruck_beats_window(facts)) return "rail step by MPI_Alltoall (" + largest + "; " + costs + ")";
+  return "rail step point-to-point (" + largest + " <= " + limit + (costs_weighed(facts.nodes) ? "; " + costs : "") +
+         ")";
 }
 
 }  // namespace shim::coll

@@ -52,12 +52,22 @@ const AlltoallPolicy& alltoall_policy();
 // It depends only on facts every rank shares, so all take the same step.
 std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 
-// Below this, MPI_Alltoall's Bruck (MPICH's choice for messages under 256 B)
-// beats a point-to-point rail step where it needs fewer rounds than the
-// window needs waves. From the tiny sweep (docs/scale/tiny.md, onload
-// platform, 64 nodes): rail messages of 4-8 B went 1.1-1.5x slower point to
-// point, 16 B ones tied at 64 x 8 and won at 64 x 16 (7.7 against 9.0 us).
-inline constexpr std::int64_t kRailTinyBytes = 16;
+// Bruck's algorithm on the rail (MPI_Alltoall: MPICH's choice for messages
+// under 256 B) against the point-to-point window, as the scale model timed
+// them (docs/scale/tiny.md, onload platform, 48-128 nodes of 2-16 ranks,
+// 1-32 B blocks): a wave of the window took about 0.82 us; a Bruck round
+// 0.68 us plus 0.11 us per KiB that a node sends in it (a round carries
+// half of every rail's blocks: ceil(nodes / 2) x ppn^2 x block per node).
+// Where the window needs at least as many waves, ceil((nodes - 1) /
+// kRailWindow), as Bruck needs rounds, ceil(log2(nodes)) (from 42 nodes),
+// Bruck is taken while its rounds cost less: while a round carries little
+// (up to about 1 KiB at 48 nodes, 4 KiB at 64, 11 KiB at 128).
+struct RailStepCosts {
+  double wave_us = 0.82;
+  double bruck_round_us = 0.68;
+  double bruck_us_per_kib = 0.11;
+};
+inline constexpr RailStepCosts kRailStepCosts{};
 
 // Linear (every block straight to its rank, all at once) while the
 // communicator has at most this many processes (nodes x ppn) and blocks are
@@ -71,8 +81,8 @@ inline constexpr int kLinearMaxRanks = 64;
 inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 
 // Point to point unless the largest message is over
-// SHIM_ALLTOALL_RAIL_P2P_MAX, or tiny between so many nodes that Bruck's
-// rounds are fewer than the point-to-point window's waves.
+// SHIM_ALLTOALL_RAIL_P2P_MAX, or Bruck's rounds cost less than the
+// point-to-point window's waves (kRailStepCosts).
 RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 std::string explain_rail_step(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 

@@ -130,17 +130,42 @@ TEST_CASE("rail steps go point-to-point up to RAIL_P2P_MAX per message, through 
   // Products beyond int64 must not wrap into "small".
   const AlltoallFacts huge{std::int64_t{1} << 60, 2, 1 << 20, NicClass::onload, {}};
   CHECK(rail_step_for(AlltoallAlgorithm::leader, huge) == RailStep::native_alltoall);
-  // Tiny messages between many nodes: Bruck's 6 rounds at 64 nodes beat 8
-  // waves of 8; at 32 nodes 4 waves beat its 5 rounds.
-  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 64, 4, NicClass::onload, {}}) == RailStep::native_alltoall);
-  CHECK(rail_step_for(AlltoallAlgorithm::sa, {3, 64, 5, NicClass::onload, {}}) == RailStep::native_alltoall);
-  CHECK(rail_step_for(AlltoallAlgorithm::sa, {4, 64, 4, NicClass::onload, {}}) == RailStep::point_to_point);
-  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 32, 4, NicClass::onload, {}}) == RailStep::point_to_point);
-  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 49, 4, NicClass::onload, {}}) == RailStep::point_to_point);
-  CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 58, 4, NicClass::onload, {}}) == RailStep::native_alltoall);
-  CHECK(shim::coll::explain_rail_step(AlltoallAlgorithm::sa, {1, 64, 4, NicClass::onload, {}}) ==
-        "rail step by MPI_Alltoall (largest message 4 B < 16 B between 64 nodes: 6 Bruck rounds against 8 waves "
-        "of 8)");
+  // Tiny messages between many nodes: Bruck's rounds against the window's
+  // waves, by the scale model's costs. Facts: {block, nodes, ppn}.
+  const auto step = [&](std::int64_t block, int nodes, int ppn) {
+    return rail_step_for(AlltoallAlgorithm::sa, {block, nodes, ppn, NicClass::onload, {}});
+  };
+  // 64 nodes, 6 rounds against 8 waves: Bruck up to about 4 KiB per node
+  // and round (32 x ppn^2 x block), as the model's 64 x 4 measured: 5.3
+  // against 6.5 us at 4 B (2 KiB), a tie at 8 B (4 KiB), 9.0 against 7.0 at
+  // 16 B; 64 x 16 at 1 B (8 KiB) 9.0 against 7.7.
+  CHECK(step(1, 64, 4) == RailStep::native_alltoall);
+  CHECK(step(3, 64, 5) == RailStep::native_alltoall);
+  CHECK(step(4, 64, 4) == RailStep::native_alltoall);
+  CHECK(step(8, 64, 4) == RailStep::point_to_point);
+  CHECK(step(16, 64, 4) == RailStep::point_to_point);
+  CHECK(step(1, 64, 16) == RailStep::point_to_point);
+  // 128 nodes, 7 rounds against 16 waves: Bruck up to about 11 KiB.
+  CHECK(step(8, 128, 4) == RailStep::native_alltoall);
+  CHECK(step(32, 128, 2) == RailStep::native_alltoall);
+  CHECK(step(16, 128, 4) == RailStep::point_to_point);
+  // 48 nodes, 6 rounds against 6 waves: Bruck only below about 1 KiB.
+  CHECK(step(2, 48, 4) == RailStep::native_alltoall);
+  CHECK(step(4, 48, 4) == RailStep::point_to_point);
+  // Fewer waves than rounds (41 nodes: 5 against 6; 32: 4 against 5), and
+  // 2 nodes, where both are one exchange: point to point however small.
+  CHECK(step(1, 41, 2) == RailStep::point_to_point);
+  CHECK(step(1, 32, 4) == RailStep::point_to_point);
+  CHECK(step(1, 2, 16) == RailStep::point_to_point);
+  // Leader-based: one rail whose messages are ppn^2 x block, the same bytes
+  // per node and round.
+  CHECK(rail_step_for(AlltoallAlgorithm::leader, {4, 64, 4, NicClass::onload, {}}) == RailStep::native_alltoall);
+  CHECK(rail_step_for(AlltoallAlgorithm::leader, {16, 64, 4, NicClass::onload, {}}) == RailStep::point_to_point);
+  CHECK(shim::coll::explain_rail_step(AlltoallAlgorithm::sa, {4, 64, 4, NicClass::onload, {}}) ==
+        "rail step by MPI_Alltoall (largest message 16 B; 6 Bruck rounds of 2 KiB per node, about 5.4 us, against 8 "
+        "waves of 8, about 6.6 us)");
+  CHECK(shim::coll::explain_rail_step(AlltoallAlgorithm::sa, {1, 32, 4, NicClass::onload, {}}) ==
+        "rail step point-to-point (largest message 4 B <= SHIM_ALLTOALL_RAIL_P2P_MAX 32 KiB)");
   AlltoallThresholds never;
   never.rail_point_to_point_max_bytes = 0;
   CHECK(rail_step_for(AlltoallAlgorithm::sa, {1, 64, 16, NicClass::onload, never}) == RailStep::native_alltoall);
