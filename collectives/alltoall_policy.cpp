@@ -24,6 +24,37 @@ std::int64_t leader_bytes(const AlltoallFacts& f) {
   return saturating_product(saturating_product(f.ppn, f.ppn), f.block_bytes);
 }
 
+int bruck_rounds(int ranks) {
+  int rounds = 0;
+  while ((1 << rounds) < ranks) ++rounds;
+  return rounds;
+}
+
+int window_waves(int ranks) { return (ranks - 1 + kRailWindow - 1) / kRailWindow; }
+
+// What one node sends in each Bruck round: half of its rails' blocks. In
+// floating point, so that no layout wraps it into "small".
+double bruck_round_bytes(const AlltoallFacts& facts) {
+  const double ppn = facts.ppn;
+  return static_cast<double>((facts.nodes + 1) / 2) * ppn * ppn * static_cast<double>(facts.block_bytes);
+}
+
+double bruck_us(const AlltoallFacts& facts) {
+  return bruck_rounds(facts.nodes) *
+         (kRailStepCosts.bruck_round_us + kRailStepCosts.bruck_us_per_kib * bruck_round_bytes(facts) / 1024);
+}
+
+double window_us(const AlltoallFacts& facts) { return window_waves(facts.nodes) * kRailStepCosts.wave_us; }
+
+// Weighed only where the window needs at least as many waves as Bruck
+// needs rounds (from 42 nodes), where the costs were measured; at 2 nodes
+// both are one exchange.
+bool costs_weighed(int nodes) { return nodes > 2 && window_waves(nodes) >= bruck_rounds(nodes); }
+
+bool bruck_beats_window(const AlltoallFacts& facts) {
+  return costs_weighed(facts.nodes) && bruck_us(facts) < window_us(facts);
+}
+
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
 constexpr int kManyCores = 16;
 
@@ -56,6 +87,20 @@ constexpr std::array kRules = {
                    return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) +
                           " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
                           format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
+                 }},
+    AlltoallRule{"many-nodes-bruck", "rail step would be Bruck && nodes * ppn * block > 2 KiB",
+                 AlltoallAlgorithm::native,
+                 "between so many nodes SA's rail step would be Bruck too; MPI's Bruck over all ranks takes its "
+                 "first rounds inside the node, where SA's two intra-node exchanges move every byte twice (scale "
+                 "model, docs/scale/tiny.md)",
+                 [](const AlltoallFacts& f) {
+                   return bruck_beats_window(f) &&
+                          saturating_product(saturating_product(f.nodes, f.ppn), f.block_bytes) > kFlatBruckRankBytes;
+                 },
+                 [](const AlltoallFacts& f) {
+                   return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) + " x block " +
+                          format_bytes(f.block_bytes) + " > " + format_bytes(kFlatBruckRankBytes) + ", rail step " +
+                          std::to_string(bruck_rounds(f.nodes)) + " Bruck rounds";
                  }},
     AlltoallRule{"aggregate", "ppn * block <= SHIM_ALLTOALL_SA_MAX", AlltoallAlgorithm::sa,
                  "start-up cost dominates: ppn times fewer, larger inter-node messages, sent by all cores "
@@ -109,37 +154,6 @@ std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const Allto
 }
 
 namespace {
-
-int bruck_rounds(int ranks) {
-  int rounds = 0;
-  while ((1 << rounds) < ranks) ++rounds;
-  return rounds;
-}
-
-int window_waves(int ranks) { return (ranks - 1 + kRailWindow - 1) / kRailWindow; }
-
-// What one node sends in each Bruck round: half of its rails' blocks. In
-// floating point, so that no layout wraps it into "small".
-double bruck_round_bytes(const AlltoallFacts& facts) {
-  const double ppn = facts.ppn;
-  return static_cast<double>((facts.nodes + 1) / 2) * ppn * ppn * static_cast<double>(facts.block_bytes);
-}
-
-double bruck_us(const AlltoallFacts& facts) {
-  return bruck_rounds(facts.nodes) *
-         (kRailStepCosts.bruck_round_us + kRailStepCosts.bruck_us_per_kib * bruck_round_bytes(facts) / 1024);
-}
-
-double window_us(const AlltoallFacts& facts) { return window_waves(facts.nodes) * kRailStepCosts.wave_us; }
-
-// Weighed only where the window needs at least as many waves as Bruck
-// needs rounds (from 42 nodes), where the costs were measured; at 2 nodes
-// both are one exchange.
-bool costs_weighed(int nodes) { return nodes > 2 && window_waves(nodes) >= bruck_rounds(nodes); }
-
-bool bruck_beats_window(const AlltoallFacts& facts) {
-  return costs_weighed(facts.nodes) && bruck_us(facts) < window_us(facts);
-}
 
 std::string one_decimal(double value) {
   const long tenths = std::lround(value * 10);

@@ -69,6 +69,16 @@ struct RailStepCosts {
 };
 inline constexpr RailStepCosts kRailStepCosts{};
 
+// Where SA's rail step would be Bruck, MPI's own Bruck over all ranks wins
+// once each rank holds more than this (nodes x ppn x block): its first
+// log2(ppn) rounds stay inside the node, while SA's two intra-node
+// exchanges move every byte twice. From the scale model (docs/scale/tiny.md,
+// onload platform): SA against MPICH's Bruck 6.97 / 6.67 us at 96 x 2 and
+// 16 B (3 KiB per rank), 11.4 / 9.5 at 128 x 2 and 32 B (8 KiB), 10.5 / 9.9
+// at 128 x 4 and 8 B (4 KiB); SA ahead up to 1-2 KiB (64 x 4 at 4 B, 5.3 /
+// 5.7; 128 x 2 at 4 B, 5.5 / 5.7).
+inline constexpr std::int64_t kFlatBruckRankBytes = 2048;
+
 // Linear (every block straight to its rank, all at once) while the
 // communicator has at most this many processes (nodes x ppn) and blocks are
 // at least kLinearMinBlockBytes. From the scale model (docs/scale/README.md,

@@ -66,6 +66,25 @@ TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[p
   CHECK(pick(600, 64, 15) == AlltoallAlgorithm::native);
 }
 
+TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 2 KiB per rank", "[policy]") {
+  // {block, nodes, ppn}: SA's rail step is Bruck there, and nodes x ppn x
+  // block is what each rank holds.
+  CHECK(pick(16, 96, 2) == AlltoallAlgorithm::native);  // 3 KiB
+  CHECK(rule_for({16, 96, 2, NicClass::onload, {}}).name == "many-nodes-bruck");
+  CHECK(pick(32, 128, 2) == AlltoallAlgorithm::native);
+  CHECK(pick(8, 128, 4) == AlltoallAlgorithm::native);  // 4 KiB
+  CHECK(pick(8, 96, 2) == AlltoallAlgorithm::sa);       // 1.5 KiB
+  CHECK(pick(8, 128, 2) == AlltoallAlgorithm::sa);      // 2 KiB exactly
+  CHECK(pick(4, 64, 4) == AlltoallAlgorithm::sa);       // 1 KiB
+  // A point-to-point rail step keeps SA however much each rank holds.
+  CHECK(pick(16, 128, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(32, 48, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(1, 64, 16) == AlltoallAlgorithm::sa);
+  const AlltoallFacts facts{32, 128, 2, NicClass::onload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
+            .find("128 nodes x 2 x block 32 B > 2 KiB, rail step 7 Bruck rounds") != std::string::npos);
+}
+
 TEST_CASE("offload NICs prefer one sender per node for small blocks", "[policy]") {
   CHECK(pick(128, 64, 8, NicClass::offload) == AlltoallAlgorithm::leader);  // 8^2 x 128 B = 8 KiB
   CHECK(pick(129, 64, 8, NicClass::offload) == AlltoallAlgorithm::sa);
