@@ -155,8 +155,10 @@ std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const Allto
 
 namespace {
 
+// Estimates beyond 1e15 us (absurd sizes) print as that, not as an
+// overflowed integer.
 std::string one_decimal(double value) {
-  const long tenths = std::lround(value * 10);
+  const long tenths = std::lround(std::min(value, 1e15) * 10);
   return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
 }
 

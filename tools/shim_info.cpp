@@ -268,8 +268,8 @@ void print_policy() {
       << "  the inter-node (rail) step of sa, rd and leader sends point to point (8 in flight each way) while its "
       << "largest message is <= "
       << "SHIM_ALLTOALL_RAIL_P2P_MAX=" << shim::format_bytes(thresholds.rail_point_to_point_max_bytes)
-      << ", else calls MPI_Alltoall (as it does where Bruck's rounds cost less than the window's waves: from about "
-      << "48 nodes, for blocks of a few bytes)\n";
+      << ", else calls MPI_Alltoall (as it does where Bruck's rounds cost less than the window's waves: from 42 "
+      << "nodes, for blocks of a few bytes)\n";
 }
 
 // Inter-node messages per alltoall call, summed over each node's ranks and

@@ -88,7 +88,7 @@ def collectives(build):
     # Hydra gives each host one slot, so ranks go round-robin over the hosts
     # named: 6 ranks on h0-h2 put two on each host, not neighbours in rank
     # order. Three hosts keep every path of six (three subnets, two ranks per
-    # host, aggregation and rails over TCP) at a third of the time on 2 cores.
+    # host, aggregation and rails over TCP) in under half the time on 2 cores.
     three_hosts = ["-hosts", "h0,h1,h2"]
     def body():
         # mirror_matrix: 2 ranks per host, hosts found by processor name, node
