@@ -14,7 +14,7 @@ same counts merged. No root needed; about 8 minutes with other work alongside
 import driver
 
 LAYOUTS = [("2 x 4", 8, 4), ("4 x 2", 8, 2), ("3+3+1", 7, 3), ("8 x 1", 8, 1)]  # (name, ranks, SHIM_NODE_SIZE)
-ALGORITHMS = ["auto", "sa", "rd", "leader", "linear"]
+ALGORITHMS = ["auto", "sa", "rd", "leader", "linear", "node-pairs"]
 PLOTTED = [16, 65536]  # auto aggregates at the one, sends flat at the other
 
 

@@ -24,9 +24,13 @@ void add(shim_counters& into, const shim_counters& a, const shim_counters& minus
 // Table order. shim keeps no counters of "auto": its calls count as the
 // algorithm the policy picked.
 const std::vector<Algorithm>& algorithms_of(Operation operation) {
-  static const std::vector<Algorithm> alltoall = {{"native", SHIM_ALLTOALL_NATIVE}, {"auto", SHIM_ALLTOALL_AUTO},
-                                                  {"sa", SHIM_ALLTOALL_SA},         {"rd", SHIM_ALLTOALL_RD},
-                                                  {"leader", SHIM_ALLTOALL_LEADER}, {"linear", SHIM_ALLTOALL_LINEAR}};
+  static const std::vector<Algorithm> alltoall = {{"native", SHIM_ALLTOALL_NATIVE},
+                                                  {"auto", SHIM_ALLTOALL_AUTO},
+                                                  {"sa", SHIM_ALLTOALL_SA},
+                                                  {"rd", SHIM_ALLTOALL_RD},
+                                                  {"leader", SHIM_ALLTOALL_LEADER},
+                                                  {"linear", SHIM_ALLTOALL_LINEAR},
+                                                  {"node-pairs", SHIM_ALLTOALL_NODE_PAIRS}};
   static const std::vector<Algorithm> bcast = {{"native", SHIM_BCAST_NATIVE},
                                                {"auto", SHIM_BCAST_AUTO},
                                                {"eco", SHIM_BCAST_ECO},

@@ -8,11 +8,11 @@
 
 namespace shim::coll {
 
-enum class AlltoallAlgorithm : std::uint8_t { native, sa, rd, leader, linear };
+enum class AlltoallAlgorithm : std::uint8_t { native, sa, rd, leader, linear, node_pairs };
 
 inline constexpr std::array kAlltoallAlgorithms = {AlltoallAlgorithm::native, AlltoallAlgorithm::sa,
-                                                   AlltoallAlgorithm::rd, AlltoallAlgorithm::leader,
-                                                   AlltoallAlgorithm::linear};
+                                                   AlltoallAlgorithm::rd,     AlltoallAlgorithm::leader,
+                                                   AlltoallAlgorithm::linear, AlltoallAlgorithm::node_pairs};
 
 constexpr std::string_view name(AlltoallAlgorithm algorithm) {
   switch (algorithm) {
@@ -26,6 +26,8 @@ constexpr std::string_view name(AlltoallAlgorithm algorithm) {
       return "leader";
     case AlltoallAlgorithm::linear:
       return "linear";
+    case AlltoallAlgorithm::node_pairs:
+      return "node-pairs";
   }
   return "?";
 }

@@ -55,6 +55,30 @@ bool bruck_beats_window(const AlltoallFacts& facts) {
   return costs_weighed(facts.nodes) && bruck_us(facts) < window_us(facts);
 }
 
+// Estimates beyond 1e15 us (absurd sizes) print as that, not as an
+// overflowed integer.
+std::string one_decimal(double value) {
+  const long tenths = std::lround(std::min(value, 1e15) * 10);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+}
+
+// What SA's rail step costs, run as rail_step_for would run it.
+double sa_rail_us(const AlltoallFacts& facts) { return bruck_beats_window(facts) ? bruck_us(facts) : window_us(facts); }
+
+int node_pair_partners(const AlltoallFacts& facts) { return (facts.nodes - 1 + facts.ppn - 1) / facts.ppn; }
+
+double node_pairs_extra_us(const AlltoallFacts& facts) {
+  const double ppn = facts.ppn;
+  const double node_kib = facts.nodes * ppn * ppn * static_cast<double>(facts.block_bytes) / 1024;
+  return kNodePairsCosts.extra_us + kNodePairsCosts.us_per_partner * node_pair_partners(facts) +
+         kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib;
+}
+
+bool node_pairs_beat_sa(const AlltoallFacts& facts) {
+  return facts.nodes > 1 && facts.ppn > 1 && node_pair_partners(facts) <= kNodePairsMaxPartners &&
+         sa_rail_us(facts) > node_pairs_extra_us(facts);
+}
+
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
 constexpr int kManyCores = 16;
 
@@ -87,6 +111,17 @@ constexpr std::array kRules = {
                    return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) +
                           " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
                           format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
+                 }},
+    AlltoallRule{"node-pairs", "ceil((nodes - 1) / ppn) <= 24 && SA's rail step costs more than what node pairs add",
+                 AlltoallAlgorithm::node_pairs,
+                 "per-message costs dominate: one message per pair of nodes, spread over the local ranks, where SA "
+                 "sends one per rank and node (scale model, docs/scale/tiny.md)",
+                 [](const AlltoallFacts& f) { return node_pairs_beat_sa(f); },
+                 [](const AlltoallFacts& f) {
+                   return "SA's rail step about " + one_decimal(sa_rail_us(f)) + " us against about " +
+                          one_decimal(node_pairs_extra_us(f)) + " us that node pairs add (" +
+                          std::to_string(node_pair_partners(f)) + " partners, " + std::to_string(f.nodes) +
+                          " nodes x " + std::to_string(f.ppn) + ")";
                  }},
     AlltoallRule{"many-nodes-bruck", "rail step would be Bruck && nodes * ppn * block > 2 KiB",
                  AlltoallAlgorithm::native,
@@ -143,6 +178,7 @@ std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const Allto
   switch (algorithm) {
     case AlltoallAlgorithm::native:
     case AlltoallAlgorithm::linear:
+    case AlltoallAlgorithm::node_pairs:
       return 0;
     case AlltoallAlgorithm::sa:
     case AlltoallAlgorithm::rd:
@@ -152,17 +188,6 @@ std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const Allto
   }
   return 0;
 }
-
-namespace {
-
-// Estimates beyond 1e15 us (absurd sizes) print as that, not as an
-// overflowed integer.
-std::string one_decimal(double value) {
-  const long tenths = std::lround(std::min(value, 1e15) * 10);
-  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
-}
-
-}  // namespace
 
 RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
   const std::int64_t bytes = largest_rail_message_bytes(algorithm, facts);

@@ -79,6 +79,29 @@ inline constexpr RailStepCosts kRailStepCosts{};
 // 5.7; 128 x 2 at 4 B, 5.5 / 5.7).
 inline constexpr std::int64_t kFlatBruckRankBytes = 2048;
 
+// Node pairs against SA, as the scale model timed them (docs/scale/tiny.md,
+// onload platform, 16-96 nodes of 2-16 ranks, 1-32 B blocks): node pairs
+// replace SA's rail step (kRailStepCosts: the window's waves or Bruck's
+// rounds, whichever SA would run) by one message per partner node,
+// ceil((nodes - 1) / ppn) of them, and a second intra-node exchange. Fitted
+// over the 66 points (least squares), what they add costs about 0.96 us +
+// 0.043 us per partner + 0.048 us per process per node + 0.022 us per KiB a
+// node receives from other nodes (nodes x ppn^2 x block); taken where SA's
+// rail step costs more, node pairs are within 10% of the better of the two
+// at all 66. E.g. 64 x 16 at 1 / 4 / 16 B: 3.6 / 8.0 / 25.6 us against SA's
+// 7.7 / 10.7 / 25.3; 48 x 2 at 1 B 1.5 against 4.1; 16 x 16 at 4 B 3.5
+// against 3.4. Beyond kNodePairsMaxPartners the fit has no points (at 128 x
+// 4 a simulated run took more than 7 minutes: every partner's message is
+// posted at once), so SA's rules decide there.
+struct NodePairsCosts {
+  double extra_us = 0.96;
+  double us_per_partner = 0.043;
+  double us_per_ppn = 0.048;
+  double us_per_node_kib = 0.022;
+};
+inline constexpr NodePairsCosts kNodePairsCosts{};
+inline constexpr int kNodePairsMaxPartners = 24;
+
 // Linear (every block straight to its rank, all at once) while the
 // communicator has at most this many processes (nodes x ppn) and blocks are
 // at least kLinearMinBlockBytes. From the scale model (docs/scale/README.md,

@@ -41,6 +41,8 @@ Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout
       return build_leader_schedule(layout, rank);
     case AlltoallAlgorithm::linear:
       return build_linear_schedule(layout, rank);
+    case AlltoallAlgorithm::node_pairs:
+      return build_node_pairs_schedule(layout, rank);
     case AlltoallAlgorithm::native:
       break;
   }

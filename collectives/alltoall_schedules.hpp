@@ -40,6 +40,16 @@ Schedule build_leader_schedule(const topo::Layout& layout, int rank);
 // Not in-place safe (Schedule::in_place_safe).
 Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 
+// Node pairs: (1) intra-node exchange leaving local rank x with everything
+// its node sends to the nodes x carries (those d with d % ppn == x), and its
+// node's blocks for itself; (2) one message per pair of nodes and direction,
+// between the local ranks that carry the pair; (3) intra-node distribution.
+// SA's aggregation and RD's distribution around an inter-node step of
+// ceil((nodes - 1) / ppn) messages per rank instead of nodes - 1: where
+// per-message costs dominate (tiny blocks, many nodes), that is what counts.
+// Not in-place safe.
+Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank);
+
 // Dispatches to the builders above; native has no schedule.
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank);
 

@@ -29,8 +29,12 @@ std::string explain_layout(coll::AlltoallAlgorithm algorithm, const topo::Layout
 
 std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, CommState& state,
                                        const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
-  // Neither has a hierarchy to describe: native is MPI's, linear is flat.
-  if (decision.algorithm == Algorithm::native || decision.algorithm == Algorithm::linear) return "";
+  // Native is MPI's, linear is flat; node pairs address every block where it
+  // lies, on any layout, and have no rail step.
+  if (decision.algorithm == Algorithm::native || decision.algorithm == Algorithm::linear ||
+      decision.algorithm == Algorithm::node_pairs) {
+    return "";
+  }
   return explain_layout(decision.algorithm, hierarchy.layout()) + "; " +
          coll::explain_rail_step(decision.algorithm, facts(state, hierarchy, block_bytes));
 }

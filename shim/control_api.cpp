@@ -15,13 +15,14 @@ namespace {
 
 // The public enums of shim.h, mapped onto shim's choices in one place: the
 // value is the index; ..._AUTO is nullopt (the policy table).
-constexpr std::array<shim::Choice<shim::coll::AlltoallAlgorithm>, 6> kAlltoallByValue = {
+constexpr std::array<shim::Choice<shim::coll::AlltoallAlgorithm>, 7> kAlltoallByValue = {
     std::nullopt,
     shim::coll::AlltoallAlgorithm::native,
     shim::coll::AlltoallAlgorithm::sa,
     shim::coll::AlltoallAlgorithm::rd,
     shim::coll::AlltoallAlgorithm::leader,
-    shim::coll::AlltoallAlgorithm::linear};
+    shim::coll::AlltoallAlgorithm::linear,
+    shim::coll::AlltoallAlgorithm::node_pairs};
 constexpr std::array<shim::Choice<shim::coll::BcastAlgorithm>, 4> kBcastByValue = {
     std::nullopt, shim::coll::BcastAlgorithm::native, shim::coll::BcastAlgorithm::eco,
     shim::coll::BcastAlgorithm::twolevel};

@@ -16,7 +16,7 @@ namespace shim::stats {
 
 enum class Collective : std::uint8_t { alltoall, bcast };
 inline constexpr int kCollectives = 2;
-inline constexpr int kAlgorithmSlots = 5;  // the most algorithms any collective has
+inline constexpr int kAlgorithmSlots = 6;  // the most algorithms any collective has
 // "native", "sa", "eco", ...: the collective's algorithm enum, as an int.
 std::string_view algorithm_name(Collective collective, int algorithm);
 

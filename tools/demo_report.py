@@ -53,7 +53,8 @@ AGGREGATION = {"sa": "SA sends one aggregated message per rank and other node, p
                      "exchange sends one per remote rank, ppn x (P - ppn)",
                "rd": "RD receives one aggregated message per rank and other node, ppn x (nodes - 1), where a flat "
                      "exchange sends one per remote rank, ppn x (P - ppn)",
-               "leader": "the node's leader sends one message per other node"}
+               "leader": "the node's leader sends one message per other node",
+               "node-pairs": "each node sends one message per other node, spread over its processes"}
 # Where SA's aggregation pays in time, from the scale model (docs/scale/).
 SCALE_HEADLINE = os.path.join(REPO, "docs", "scale", "headline.csv")
 SCALE_POINT = {"platform": "ib-onload", "layout": "64x16", "op": "alltoall"}

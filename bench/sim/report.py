@@ -63,7 +63,7 @@ def best(times, names):
     return min(found) if found else (None, None)
 
 
-SHIM_ALLTOALL_ALGORITHMS = ["shim-sa", "shim-rd", "shim-leader", "shim-linear"]
+SHIM_ALLTOALL_ALGORITHMS = ["shim-sa", "shim-rd", "shim-leader", "shim-linear", "shim-node-pairs"]
 
 
 def shim_options(op):

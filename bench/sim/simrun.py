@@ -29,7 +29,7 @@ SINGLE = {
               "SMP_binomial", "SMP_linear", "NTSL", "ompi_pipeline", "ompi_split_bintree",
               "arrival_pattern_aware"],
 }
-SHIM = {"alltoall": ["auto", "sa", "rd", "leader", "linear"], "bcast": ["auto", "eco", "twolevel"]}
+SHIM = {"alltoall": ["auto", "sa", "rd", "leader", "linear", "node-pairs"], "bcast": ["auto", "eco", "twolevel"]}
 
 
 @dataclass(frozen=True)

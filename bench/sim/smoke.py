@@ -78,7 +78,7 @@ def main():
     checks = 0
     for layout in LAYOUTS:
         hosts = layout.hosts(platforms.host_names("ib-onload", layout.nodes))
-        for algorithm in ("sa", "rd", "leader", "linear"):
+        for algorithm in ("sa", "rd", "leader", "linear", "node-pairs"):
             with tempfile.TemporaryDirectory(prefix="shim-smoke-trace-") as tmp:
                 trace = os.path.join(tmp, "run.trace")
                 rc, out, err = run(program, layout, "alltoall", simrun.Variant("shim", algorithm), ALLTOALL_SIZES,

@@ -36,12 +36,13 @@ int shim_set_enabled(MPI_Comm comm, int enabled);
 int shim_get_enabled(MPI_Comm comm, int *enabled);
 
 typedef enum shim_alltoall_algorithm {
-  SHIM_ALLTOALL_AUTO = 0,   /* the policy table (SHIM_ALLTOALL's default) */
-  SHIM_ALLTOALL_NATIVE = 1, /* PMPI_Alltoall */
-  SHIM_ALLTOALL_SA = 2,     /* send-side aggregation */
-  SHIM_ALLTOALL_RD = 3,     /* receive-side distribution */
-  SHIM_ALLTOALL_LEADER = 4, /* leader-based */
-  SHIM_ALLTOALL_LINEAR = 5  /* every block straight to its rank, all at once */
+  SHIM_ALLTOALL_AUTO = 0,      /* the policy table (SHIM_ALLTOALL's default) */
+  SHIM_ALLTOALL_NATIVE = 1,    /* PMPI_Alltoall */
+  SHIM_ALLTOALL_SA = 2,        /* send-side aggregation */
+  SHIM_ALLTOALL_RD = 3,        /* receive-side distribution */
+  SHIM_ALLTOALL_LEADER = 4,    /* leader-based */
+  SHIM_ALLTOALL_LINEAR = 5,    /* every block straight to its rank, all at once */
+  SHIM_ALLTOALL_NODE_PAIRS = 6 /* one message per node pair, spread over the local ranks */
 } shim_alltoall_algorithm;
 
 /* Collective over comm: the alltoall algorithm for comm, overriding

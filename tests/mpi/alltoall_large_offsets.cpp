@@ -45,8 +45,8 @@ double value(int source, int dest, std::int64_t i) {
 }
 
 constexpr shim_alltoall_algorithm kForced[] = {SHIM_ALLTOALL_SA, SHIM_ALLTOALL_RD, SHIM_ALLTOALL_LEADER,
-                                               SHIM_ALLTOALL_LINEAR};
-const char* const kNames[] = {"auto", "native", "sa", "rd", "leader", "linear"};
+                                               SHIM_ALLTOALL_LINEAR, SHIM_ALLTOALL_NODE_PAIRS};
+const char* const kNames[] = {"auto", "native", "sa", "rd", "leader", "linear", "node-pairs"};
 
 // Blocks of `count` doubles spaced `stride` bytes apart: block extent is
 // count * stride.

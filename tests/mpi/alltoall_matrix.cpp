@@ -136,8 +136,9 @@ bool policy_always_native() {
 }
 
 constexpr shim_alltoall_algorithm kAlgorithms[] = {SHIM_ALLTOALL_NATIVE, SHIM_ALLTOALL_SA,     SHIM_ALLTOALL_RD,
-                                                   SHIM_ALLTOALL_LEADER, SHIM_ALLTOALL_LINEAR, SHIM_ALLTOALL_AUTO};
-const char* const kAlgorithmNames[] = {"auto", "native", "sa", "rd", "leader", "linear"};
+                                                   SHIM_ALLTOALL_LEADER, SHIM_ALLTOALL_LINEAR, SHIM_ALLTOALL_NODE_PAIRS,
+                                                   SHIM_ALLTOALL_AUTO};
+const char* const kAlgorithmNames[] = {"auto", "native", "sa", "rd", "leader", "linear", "node-pairs"};
 
 void run_matrix(const std::vector<TypeCase>& cases) {
   const bool fast_path = policy_always_native();

@@ -28,7 +28,7 @@ TEST_CASE("one node or one process per node stays native", "[policy]") {
 
 TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   // The scale model's crossover: SA wins while ppn x block <= 4 KiB.
-  CHECK(pick(1, 64, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(8, 16, 16) == AlltoallAlgorithm::sa);
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
   CHECK(pick(32, 2, 4) == AlltoallAlgorithm::sa);
@@ -75,14 +75,37 @@ TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 
   CHECK(pick(8, 128, 4) == AlltoallAlgorithm::native);  // 4 KiB
   CHECK(pick(8, 96, 2) == AlltoallAlgorithm::sa);       // 1.5 KiB
   CHECK(pick(8, 128, 2) == AlltoallAlgorithm::sa);      // 2 KiB exactly
-  CHECK(pick(4, 64, 4) == AlltoallAlgorithm::sa);       // 1 KiB
+  CHECK(pick(4, 128, 4) == AlltoallAlgorithm::sa);      // 2 KiB exactly
   // A point-to-point rail step keeps SA however much each rank holds.
   CHECK(pick(16, 128, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(32, 48, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(1, 64, 16) == AlltoallAlgorithm::sa);
+  CHECK(pick(1, 16, 16) == AlltoallAlgorithm::sa);
   const AlltoallFacts facts{32, 128, 2, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
             .find("128 nodes x 2 x block 32 B > 2 KiB, rail step 7 Bruck rounds") != std::string::npos);
+}
+
+TEST_CASE("node pairs replace SA where its rail step costs more than their second exchange", "[policy]") {
+  // {block, nodes, ppn}, against the scale model's times (NodePairsCosts).
+  CHECK(pick(1, 64, 16) == AlltoallAlgorithm::node_pairs);  // 3.6 us, SA 7.7
+  CHECK(rule_for({1, 64, 16, NicClass::onload, {}}).name == "node-pairs");
+  CHECK(pick(4, 64, 16) == AlltoallAlgorithm::node_pairs);  // 8.0, SA 10.7
+  CHECK(pick(1, 64, 8) == AlltoallAlgorithm::node_pairs);   // 1.9, SA 5.4 (a Bruck rail step)
+  CHECK(pick(16, 64, 8) == AlltoallAlgorithm::node_pairs);  // 7.7, SA 10.2
+  CHECK(pick(8, 32, 16) == AlltoallAlgorithm::node_pairs);  // 7.9, SA 8.0
+  CHECK(pick(16, 32, 16) == AlltoallAlgorithm::sa);         // 13.7, SA 13.2
+  CHECK(pick(1, 16, 16) == AlltoallAlgorithm::sa);          // two waves: a tie at best
+  CHECK(pick(64, 64, 16) == AlltoallAlgorithm::sa);         // 64 KiB into each node
+  CHECK(pick(1, 64, 4) == AlltoallAlgorithm::node_pairs);   // 1.5, SA 4.4
+  CHECK(pick(32, 48, 2) == AlltoallAlgorithm::node_pairs);  // 2.0, SA 5.0
+  CHECK(pick(1, 96, 4) == AlltoallAlgorithm::node_pairs);   // 24 partners: the most the fit covers
+  CHECK(pick(1, 97, 4) == AlltoallAlgorithm::node_pairs);   // 24 partners, still
+  CHECK(pick(1, 98, 4) != AlltoallAlgorithm::node_pairs);   // 25
+  CHECK(pick(1, 2, 16) == AlltoallAlgorithm::sa);           // one partner: a tie with SA's one message
+  CHECK(pick(1, 64, 16, NicClass::offload) == AlltoallAlgorithm::leader);
+  const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
+            .find("SA's rail step about 6.6 us against about 2.3 us that node pairs add (4 partners, 64 nodes x 16)") !=
+        std::string::npos);
 }
 
 TEST_CASE("offload NICs prefer one sender per node for small blocks", "[policy]") {

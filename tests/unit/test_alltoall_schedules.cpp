@@ -26,22 +26,25 @@ std::vector<Layout> layout_zoo() {
   for (int nodes = 1; nodes <= 5; ++nodes) {
     for (int ppn = 1; ppn <= 5; ++ppn) zoo.push_back(blocked(nodes, ppn));
   }
-  zoo.push_back(from({0, 0, 0, 1, 1, 1, 2}));           // 7 ranks, nodes of 3
-  zoo.push_back(from({0, 1, 0, 1, 0, 1}));              // round-robin
-  zoo.push_back(from({1, 1, 0, 0}));                    // nodes in reverse
-  zoo.push_back(from({5, 9, 9, 5}));                    // interleaved
-  zoo.push_back(from({0, 0, 0, 0, 1, 2, 2}));           // 4,1,2
-  zoo.push_back(from({0, 1, 2, 0, 1, 2, 0, 1}));        // round-robin, uneven
-  zoo.push_back(from({3, 3, 2, 2, 1, 1, 0, 0, 0, 0}));  // 2,2,2,4
-  zoo.push_back(from({0, 1, 1, 1, 1, 1}));              // 1,5
+  zoo.push_back(from({0, 0, 0, 1, 1, 1, 2}));                          // 7 ranks, nodes of 3
+  zoo.push_back(from({0, 1, 0, 1, 0, 1}));                             // round-robin
+  zoo.push_back(from({1, 1, 0, 0}));                                   // nodes in reverse
+  zoo.push_back(from({5, 9, 9, 5}));                                   // interleaved
+  zoo.push_back(from({0, 0, 0, 0, 1, 2, 2}));                          // 4,1,2
+  zoo.push_back(from({0, 1, 2, 0, 1, 2, 0, 1}));                       // round-robin, uneven
+  zoo.push_back(from({3, 3, 2, 2, 1, 1, 0, 0, 0, 0}));                 // 2,2,2,4
+  zoo.push_back(from({0, 1, 1, 1, 1, 1}));                             // 1,5
+  zoo.push_back(blocked(9, 2));                                        // more nodes than processes per node
+  zoo.push_back(from({0, 0, 1, 1, 1, 2, 3, 3, 4, 5, 5, 5, 6, 6, 6}));  // 2,3,1,2,1,3,3
+  zoo.push_back(from({2, 0, 1, 2, 0, 1, 2, 0, 1, 3, 4}));              // round-robin, 5 nodes, uneven
   return zoo;
 }
 
 }  // namespace
 
 TEST_CASE("every algorithm delivers every block exactly, on every layout", "[schedule]") {
-  for (AlltoallAlgorithm algorithm :
-       {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader, AlltoallAlgorithm::linear}) {
+  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader,
+                                      AlltoallAlgorithm::linear, AlltoallAlgorithm::node_pairs}) {
     for (const Layout& layout : layout_zoo()) {
       INFO(std::string(name(algorithm)) << " on " << layout.describe());
       const auto result = shim::test::simulate_alltoall(algorithm, layout);
@@ -74,8 +77,8 @@ NodeTraffic node_traffic(const std::vector<Traffic>& per_rank, const Layout& lay
 }  // namespace
 
 TEST_CASE("every algorithm is correct with send and receive buffers aliased (MPI_IN_PLACE)", "[schedule]") {
-  for (AlltoallAlgorithm algorithm :
-       {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader, AlltoallAlgorithm::linear}) {
+  for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader,
+                                      AlltoallAlgorithm::linear, AlltoallAlgorithm::node_pairs}) {
     for (const Layout& layout : layout_zoo()) {
       INFO(std::string(name(algorithm)) << " in place on " << layout.describe());
       const auto result = shim::test::simulate_alltoall(algorithm, layout, true);
@@ -193,10 +196,31 @@ TEST_CASE("linear sends every block straight to its rank, as a flat exchange doe
   }
 }
 
-TEST_CASE("only linear needs a copy of the send blocks for MPI_IN_PLACE", "[schedule]") {
+TEST_CASE("only linear and node pairs need a copy of the send blocks for MPI_IN_PLACE", "[schedule]") {
   const Layout layout = blocked(3, 2);
   for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader}) {
     CHECK(shim::coll::build_alltoall_schedule(algorithm, layout, 1).in_place_safe);
   }
   CHECK_FALSE(shim::coll::build_alltoall_schedule(AlltoallAlgorithm::linear, layout, 1).in_place_safe);
+  CHECK_FALSE(shim::coll::build_alltoall_schedule(AlltoallAlgorithm::node_pairs, layout, 1).in_place_safe);
+}
+
+TEST_CASE("node pairs send one message per pair of nodes, spread over the local ranks", "[schedule][traffic]") {
+  for (const Layout& layout : {blocked(9, 4), blocked(3, 4), from({0, 0, 1, 1, 1, 2, 3, 3, 4, 5, 5, 5, 6, 6, 6})}) {
+    INFO(layout.describe());
+    const auto result = shim::test::simulate_alltoall(AlltoallAlgorithm::node_pairs, layout);
+    REQUIRE(result.errors.empty());
+    for (int node = 0; node < layout.nodes(); ++node) {
+      const NodeTraffic traffic = node_traffic(result.traffic, layout, node);
+      CHECK(traffic.inter_messages == layout.nodes() - 1);
+      CHECK(traffic.inter_blocks == std::int64_t{layout.ppn(node)} * (layout.size() - layout.ppn(node)));
+      for (int rank : layout.members(node)) {
+        // Local rank x carries the other nodes d with d % ppn == x.
+        const int local = layout.local_rank(rank);
+        int carried = 0;
+        for (int d = 0; d < layout.nodes(); ++d) carried += d != node && d % layout.ppn(node) == local;
+        CHECK(result.traffic[rank].inter_messages == carried);
+      }
+    }
+  }
 }

@@ -1,0 +1,134 @@
+#include <utility>
+
+#include "collectives/alltoall_schedules.hpp"
+
+namespace shim::coll {
+
+namespace {
+
+// The other nodes whose pair with `node` local rank `local` of `node` carries:
+// it sends the node's blocks for them and receives theirs for the node. Listed
+// from the first one after `node`, so that the senders of one round do not all
+// start at the same node.
+std::vector<int> partners(const topo::Layout& layout, int node, int local) {
+  std::vector<int> nodes;
+  const int ppn = layout.ppn(node);
+  for (int step = 1; step < layout.nodes(); ++step) {
+    const int other = (node + step) % layout.nodes();
+    if (other % ppn == local) nodes.push_back(other);
+  }
+  return nodes;
+}
+
+// Where each partner's blocks lie in stage, partners in the order of
+// partners(): the node's outgoing blocks for partner d as [source
+// local][destination local of d], then the incoming blocks from partner s as
+// [source local of s][destination local].
+struct StageMap {
+  std::vector<std::pair<int, std::int64_t>> outgoing;
+  std::vector<std::pair<int, std::int64_t>> incoming;
+  std::int64_t blocks = 0;
+};
+
+StageMap map_stage(const topo::Layout& layout, int node, const std::vector<int>& mine) {
+  StageMap map;
+  const std::int64_t ppn = layout.ppn(node);
+  for (int d : mine) {
+    map.outgoing.emplace_back(d, map.blocks);
+    map.blocks += ppn * layout.ppn(d);
+  }
+  for (int s : mine) {
+    map.incoming.emplace_back(s, map.blocks);
+    map.blocks += ppn * layout.ppn(s);
+  }
+  return map;
+}
+
+// Step 1, within the node: every local rank gets its own node's blocks for it
+// straight into its receive buffer, and, for each partner it carries, one
+// block from every local rank for every rank of that partner.
+Phase aggregate(const topo::Layout& layout, int rank, const StageMap& stage) {
+  const int node = layout.node_of(rank);
+  const int local = layout.local_rank(rank);
+  const int ppn = layout.ppn(node);
+  Phase phase;
+  for (int step = 0; step < ppn; ++step) {
+    const int peer_local = (local + step) % ppn;
+    Transfer send{layout.rank_of(node, peer_local), {}};
+    append_run(send.runs, {Buffer::send, send.peer, 1});
+    for (int d : partners(layout, node, peer_local)) {
+      for (int dest : layout.members(d)) append_run(send.runs, {Buffer::send, dest, 1});
+    }
+    phase.sends.push_back(std::move(send));
+
+    const int source_local = (local - step + ppn) % ppn;
+    Transfer recv{layout.rank_of(node, source_local), {}};
+    append_run(recv.runs, {Buffer::recv, recv.peer, 1});
+    for (const auto& [d, first] : stage.outgoing) {
+      append_run(recv.runs, {Buffer::stage, first + std::int64_t{source_local} * layout.ppn(d), layout.ppn(d)});
+    }
+    phase.recvs.push_back(std::move(recv));
+  }
+  return phase;
+}
+
+// Step 2, between nodes: one message per pair of nodes and direction, from
+// the local rank that carries the pair on one side to the one on the other.
+Phase exchange_pairs(const topo::Layout& layout, int rank, const StageMap& stage) {
+  const int node = layout.node_of(rank);
+  const std::int64_t ppn = layout.ppn(node);
+  Phase phase;
+  for (std::size_t i = 0; i < stage.outgoing.size(); ++i) {
+    const int other = stage.outgoing[i].first;
+    const int carrier = layout.rank_of(other, node % layout.ppn(other));
+    const std::int64_t blocks = ppn * layout.ppn(other);
+    phase.sends.push_back({carrier, {{Buffer::stage, stage.outgoing[i].second, blocks}}});
+    phase.recvs.push_back({carrier, {{Buffer::stage, stage.incoming[i].second, blocks}}});
+  }
+  return phase;
+}
+
+// Step 3, within the node: each local rank gets, from the local rank that
+// carried each other node's pair, that node's blocks for it.
+Phase distribute(const topo::Layout& layout, int rank, const StageMap& stage) {
+  const int node = layout.node_of(rank);
+  const int local = layout.local_rank(rank);
+  const int ppn = layout.ppn(node);
+  Phase phase;
+  for (int step = 0; step < ppn; ++step) {
+    const int dest_local = (local + step) % ppn;
+    Transfer send{layout.rank_of(node, dest_local), {}};
+    for (const auto& [s, first] : stage.incoming) {
+      for (int j = 0; j < layout.ppn(s); ++j) {
+        append_run(send.runs, {Buffer::stage, first + std::int64_t{j} * ppn + dest_local, 1});
+      }
+    }
+    if (!send.runs.empty()) phase.sends.push_back(std::move(send));
+
+    const int source_local = (local - step + ppn) % ppn;
+    Transfer recv{layout.rank_of(node, source_local), {}};
+    for (int s : partners(layout, node, source_local)) {
+      for (int source : layout.members(s)) append_run(recv.runs, {Buffer::recv, source, 1});
+    }
+    if (!recv.runs.empty()) phase.recvs.push_back(std::move(recv));
+  }
+  return phase;
+}
+
+}  // namespace
+
+Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank) {
+  const int node = layout.node_of(rank);
+  const StageMap stage = map_stage(layout, node, partners(layout, node, layout.local_rank(rank)));
+  Schedule schedule;
+  schedule.stage_blocks = stage.blocks;
+  schedule.phases.push_back(aggregate(layout, rank, stage));
+  schedule.phases.push_back(exchange_pairs(layout, rank, stage));
+  schedule.phases.push_back(distribute(layout, rank, stage));
+  // Step 1 writes the node's own blocks into the receive buffer while other
+  // send blocks are still to be read.
+  schedule.in_place_safe = false;
+  return schedule;
+}
+
+}  // namespace shim::coll
