@@ -54,7 +54,7 @@ def main():
         [(f"block {driver.format_size(size)}", "messages per call per node", list(results),
           {label: [float(next(r for r in rows if r[0] == name and r[1] == size)[k]) for name in results]
            for k, label in [(2, "native (flat exchange)"), (3, "shim auto"), (4, "shim sa"), (5, "shim rd"),
-                            (6, "shim leader"), (7, "shim linear")]})
+                            (6, "shim leader"), (7, "shim linear"), (8, "shim node pairs")]})
          for size in PLOTTED])
     return status
 
