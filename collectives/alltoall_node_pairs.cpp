@@ -73,17 +73,22 @@ Phase aggregate(const topo::Layout& layout, int rank, const StageMap& stage) {
 }
 
 // Step 2, between nodes: one message per pair of nodes and direction, from
-// the local rank that carries the pair on one side to the one on the other.
+// the local rank that carries the pair on one side to the one on the other,
+// kNodePairsInFlight at a time. The message from node s to node d has step (d - s) mod nodes on
+// both sides: sends go to the partners in forward order, receives come from
+// them in backward order (PhaseKind::paced_exchange).
 Phase exchange_pairs(const topo::Layout& layout, int rank, const StageMap& stage) {
   const int node = layout.node_of(rank);
   const std::int64_t ppn = layout.ppn(node);
-  Phase phase;
-  for (std::size_t i = 0; i < stage.outgoing.size(); ++i) {
-    const int other = stage.outgoing[i].first;
+  Phase phase{PhaseKind::paced_exchange, {}, {}, kNodePairsInFlight};
+  for (const auto& [other, first] : stage.outgoing) {
     const int carrier = layout.rank_of(other, node % layout.ppn(other));
-    const std::int64_t blocks = ppn * layout.ppn(other);
-    phase.sends.push_back({carrier, {{Buffer::stage, stage.outgoing[i].second, blocks}}});
-    phase.recvs.push_back({carrier, {{Buffer::stage, stage.incoming[i].second, blocks}}});
+    phase.sends.push_back({carrier, {{Buffer::stage, first, ppn * layout.ppn(other)}}});
+  }
+  for (auto it = stage.incoming.rbegin(); it != stage.incoming.rend(); ++it) {
+    const auto& [other, first] = *it;
+    const int carrier = layout.rank_of(other, node % layout.ppn(other));
+    phase.recvs.push_back({carrier, {{Buffer::stage, first, ppn * layout.ppn(other)}}});
   }
   return phase;
 }

@@ -75,7 +75,7 @@ double node_pairs_extra_us(const AlltoallFacts& facts) {
 }
 
 bool node_pairs_beat_sa(const AlltoallFacts& facts) {
-  return facts.nodes > 1 && facts.ppn > 1 && node_pair_partners(facts) <= kNodePairsMaxPartners &&
+  return facts.nodes > 1 && facts.ppn > 1 && node_pair_partners(facts) <= kNodePairsInFlight &&
          sa_rail_us(facts) > node_pairs_extra_us(facts);
 }
 

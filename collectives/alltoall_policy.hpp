@@ -6,6 +6,7 @@
 #include <string>
 
 #include "collectives/alltoall_algorithm.hpp"
+#include "collectives/alltoall_schedules.hpp"
 #include "collectives/schedule.hpp"
 #include "common/rule_table.hpp"
 #include "topology/nic_class.hpp"
@@ -90,9 +91,9 @@ inline constexpr std::int64_t kFlatBruckRankBytes = 2048;
 // rail step costs more, node pairs are within 10% of the better of the two
 // at all 66. E.g. 64 x 16 at 1 / 4 / 16 B: 3.6 / 8.0 / 25.6 us against SA's
 // 7.7 / 10.7 / 25.3; 48 x 2 at 1 B 1.5 against 4.1; 16 x 16 at 4 B 3.5
-// against 3.4. Beyond kNodePairsMaxPartners the fit has no points (at 128 x
-// 4 a simulated run took more than 7 minutes: every partner's message is
-// posted at once), so SA's rules decide there.
+// against 3.4. Beyond kNodePairsInFlight partners (alltoall_schedules.hpp)
+// the pairs step is paced and the fit has no points, so SA's rules decide
+// there.
 struct NodePairsCosts {
   double extra_us = 0.96;
   double us_per_partner = 0.043;
@@ -100,7 +101,6 @@ struct NodePairsCosts {
   double us_per_node_kib = 0.022;
 };
 inline constexpr NodePairsCosts kNodePairsCosts{};
-inline constexpr int kNodePairsMaxPartners = 24;
 
 // Linear (every block straight to its rank, all at once) while the
 // communicator has at most this many processes (nodes x ppn) and blocks are

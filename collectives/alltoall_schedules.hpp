@@ -50,6 +50,14 @@ Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 // Not in-place safe.
 Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank);
 
+// Messages of node pairs' inter-node step in flight per rank and direction.
+// Up to this many partners every message is posted at once, as the scale
+// model timed them (docs/scale/tiny.md: at 64 x 4, 48 x 2 and 96 x 4 a
+// window of 8 took 1.87 / 2.37 / 2.52 us at 1 B against 1.45 / 1.53 / 1.67
+// all at once); beyond, so many nodes per rank are paced rather than put on
+// the NIC and into receivers' queues at once.
+inline constexpr int kNodePairsInFlight = 24;
+
 // Dispatches to the builders above; native has no schedule.
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank);
 

@@ -92,42 +92,36 @@ int run_exchange(const Phase& phase, int tag, const ScheduleBuffers& buffers, MP
   return rc != MPI_SUCCESS ? rc : wait_rc;
 }
 
-// A rail step as point-to-point messages, at most kRailWindow each way in
-// flight. Step j sends to rail rank me + j and receives from me - j, so the
-// ranks of a rail start at different peers instead of all at rail rank 0,
-// and every send's receive is among the first steps its peer posts. The
-// lowest step still in flight anywhere always has its receive posted, so the
-// exchange cannot deadlock, whatever the message protocol.
-int run_rail_point_to_point(const Phase& phase, int tag, const ScheduleBuffers& buffers, MPI_Comm rail) {
-  if (!rail_call_shape(phase).valid) return MPI_ERR_INTERN;
-  int me = 0;
-  SHIM_TRY(PMPI_Comm_rank(rail, &me));
-  const auto peers = static_cast<int>(phase.sends.size());
-  const int window = std::min(kRailWindow, peers);
-  // Slots [0, window) receive, [window, 2 window) send; each keeps its
+// Transfers started in the order given, at most `window` each way in
+// flight: a new one starts as soon as one completes.
+int run_windowed(const std::vector<const Transfer*>& recvs, const std::vector<const Transfer*>& sends, int window,
+                 int tag, const ScheduleBuffers& buffers, MPI_Comm comm) {
+  const auto limit = static_cast<std::size_t>(std::max(window, 1));
+  const auto recv_window = static_cast<int>(std::min(limit, recvs.size()));
+  const auto send_window = static_cast<int>(std::min(limit, sends.size()));
+  // Slots [0, recv_window) receive, the rest send; each keeps its
   // message's buffer description alive while in flight.
-  std::vector<MPI_Request> requests(static_cast<std::size_t>(2 * window), MPI_REQUEST_NULL);
+  std::vector<MPI_Request> requests(static_cast<std::size_t>(recv_window + send_window), MPI_REQUEST_NULL);
   std::vector<MessageBuffer> messages(requests.size());
-  int next_recv = 0;
-  int next_send = 0;
+  std::size_t next_recv = 0;
+  std::size_t next_send = 0;
   auto start = [&](int slot) -> int {
-    const bool receive = slot < window;
-    int& step = receive ? next_recv : next_send;
-    if (step == peers) return MPI_SUCCESS;
-    const int index = receive ? (me - step + peers) % peers : (me + step) % peers;
-    const Transfer& transfer = (receive ? phase.recvs : phase.sends)[static_cast<std::size_t>(index)];
-    ++step;
+    const bool receive = slot < recv_window;
+    std::size_t& next = receive ? next_recv : next_send;
+    const std::vector<const Transfer*>& order = receive ? recvs : sends;
+    if (next == order.size()) return MPI_SUCCESS;
+    const Transfer& transfer = *order[next++];
     MessageBuffer& message = messages[static_cast<std::size_t>(slot)];
     message = MessageBuffer{};
     SHIM_TRY(message.describe(transfer.runs, buffers));
     MPI_Request* request = &requests[static_cast<std::size_t>(slot)];
     return receive
-               ? PMPI_Irecv_c(message.address(), message.count(), message.type(), transfer.peer, tag, rail, request)
-               : PMPI_Isend_c(message.address(), message.count(), message.type(), transfer.peer, tag, rail, request);
+               ? PMPI_Irecv_c(message.address(), message.count(), message.type(), transfer.peer, tag, comm, request)
+               : PMPI_Isend_c(message.address(), message.count(), message.type(), transfer.peer, tag, comm, request);
   };
   int rc = MPI_SUCCESS;
   // Receives first, so that every send finds its receive posted.
-  for (int slot = 0; slot < 2 * window && rc == MPI_SUCCESS; ++slot) rc = start(slot);
+  for (int slot = 0; slot < static_cast<int>(requests.size()) && rc == MPI_SUCCESS; ++slot) rc = start(slot);
   while (rc == MPI_SUCCESS) {
     int done = MPI_UNDEFINED;
     rc = PMPI_Waitany(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUS_IGNORE);
@@ -137,13 +131,37 @@ int run_rail_point_to_point(const Phase& phase, int tag, const ScheduleBuffers& 
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
   // As in run_exchange: posted operations still reference buffers, and a
   // peer may never send after an error.
-  for (int slot = 0; slot < window; ++slot) {
+  for (int slot = 0; slot < recv_window; ++slot) {
     if (requests[static_cast<std::size_t>(slot)] != MPI_REQUEST_NULL) {
       static_cast<void>(PMPI_Cancel(&requests[static_cast<std::size_t>(slot)]));
     }
   }
   static_cast<void>(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
   return rc;
+}
+
+std::vector<const Transfer*> in_order(const std::vector<Transfer>& transfers) {
+  std::vector<const Transfer*> order;
+  order.reserve(transfers.size());
+  for (const Transfer& transfer : transfers) order.push_back(&transfer);
+  return order;
+}
+
+// A rail step as point-to-point messages. Step j sends to rail rank me + j
+// and receives from me - j, so the ranks of a rail start at different peers
+// instead of all at rail rank 0; every message's step is the same on both
+// sides, so the window cannot deadlock (PhaseKind::paced_exchange).
+int run_rail_point_to_point(const Phase& phase, int tag, const ScheduleBuffers& buffers, MPI_Comm rail) {
+  if (!rail_call_shape(phase).valid) return MPI_ERR_INTERN;
+  int me = 0;
+  SHIM_TRY(PMPI_Comm_rank(rail, &me));
+  const auto peers = static_cast<int>(phase.sends.size());
+  std::vector<const Transfer*> recvs, sends;
+  for (int step = 0; step < peers; ++step) {
+    recvs.push_back(&phase.recvs[static_cast<std::size_t>((me - step + peers) % peers)]);
+    sends.push_back(&phase.sends[static_cast<std::size_t>((me + step) % peers)]);
+  }
+  return run_windowed(recvs, sends, kRailWindow, tag, buffers, rail);
 }
 
 int run_rail_alltoall(const Phase& phase, const ScheduleBuffers& buffers, MPI_Comm rail) {
@@ -185,6 +203,8 @@ int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_C
     const int tag = tags::kAlltoallPhase + static_cast<int>(i);
     if (phase.kind == PhaseKind::exchange) {
       SHIM_TRY(run_exchange(phase, tag, buffers, shadow));
+    } else if (phase.kind == PhaseKind::paced_exchange) {
+      SHIM_TRY(run_windowed(in_order(phase.recvs), in_order(phase.sends), phase.window, tag, buffers, shadow));
     } else {
       // A rail phase's peers are ranks of the rail communicator either way.
       SHIM_TRY(rail_step == RailStep::point_to_point ? run_rail_point_to_point(phase, tag, buffers, rail)

@@ -37,6 +37,12 @@ struct Transfer {
 enum class PhaseKind : std::uint8_t {
   // Point-to-point transfers; peers are ranks of the collective's communicator.
   exchange,
+  // The same, with at most Phase::window messages in flight each way,
+  // started in the order listed. Deadlock-free whatever the message protocol
+  // when every message has a step and every rank lists its sends and its
+  // receives by increasing step: the lowest step still in flight anywhere
+  // then always has both its send and its receive posted.
+  paced_exchange,
   // An alltoall among this rank's rail (the processes with the same local
   // rank), run by the tuned native alltoall. sends[i] and recvs[i] hold the
   // runs for rail rank i.
@@ -47,6 +53,7 @@ struct Phase {
   PhaseKind kind = PhaseKind::exchange;
   std::vector<Transfer> sends;
   std::vector<Transfer> recvs;
+  int window = 0;  // paced_exchange only
 };
 
 struct Schedule {
