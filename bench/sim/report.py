@@ -31,7 +31,7 @@ SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             "full": "bench/sim/sweep full && bench/sim/report.py full",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
-            "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,mpich && bench/sim/report.py tiny",
+            "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,shim-node-pairs,mpich && bench/sim/report.py tiny",
             "bcast": "bench/sim/sweep bcast && bench/sim/report.py bcast"}
 
 
@@ -307,7 +307,8 @@ def main():
         md += ["## Runs that gave no result", "", "| platform | layout | op | size | variant | error |",
                "|---|---|---|---|---|---|"]
         seen = set()
-        for (p, l, o, s), v, e in errors:
+        # Smallest size first, so "from" names the first size without a result.
+        for (p, l, o, s), v, e in sorted(errors, key=lambda err: err[0][3]):
             if (p, l, o, v) in seen:
                 continue
             seen.add((p, l, o, v))
