@@ -6,10 +6,10 @@ namespace shim::coll {
 
 namespace {
 
-// The other nodes whose pair with `node` local rank `local` of `node` carries:
-// it sends the node's blocks for them and receives theirs for the node. Listed
-// from the first one after `node`, so that the senders of one round do not all
-// start at the same node.
+// The partners of local rank `local` of `node`: the other nodes d with
+// d % ppn == local, whose pair with `node` it carries (it sends the node's
+// blocks for them and receives theirs for the node). Listed from the first
+// one after `node`, so that the senders do not all start at the same node.
 std::vector<int> partners(const topo::Layout& layout, int node, int local) {
   std::vector<int> nodes;
   const int ppn = layout.ppn(node);
@@ -74,9 +74,9 @@ Phase aggregate(const topo::Layout& layout, int rank, const StageMap& stage) {
 
 // Step 2, between nodes: one message per pair of nodes and direction, from
 // the local rank that carries the pair on one side to the one on the other,
-// kNodePairsInFlight at a time. The message from node s to node d has step (d - s) mod nodes on
-// both sides: sends go to the partners in forward order, receives come from
-// them in backward order (PhaseKind::paced_exchange).
+// kNodePairsInFlight at a time. The message from node s to node d has step
+// (d - s) mod nodes on both sides: sends go to the partners in forward
+// order, receives come from them in backward order (PhaseKind::paced_exchange).
 Phase exchange_pairs(const topo::Layout& layout, int rank, const StageMap& stage) {
   const int node = layout.node_of(rank);
   const std::int64_t ppn = layout.ppn(node);
