@@ -49,27 +49,24 @@ StageMap map_stage(const topo::Layout& layout, int node, const std::vector<int>&
 // block from every local rank for every rank of that partner.
 Phase aggregate(const topo::Layout& layout, int rank, const StageMap& stage) {
   const int node = layout.node_of(rank);
-  const int local = layout.local_rank(rank);
-  const int ppn = layout.ppn(node);
-  Phase phase;
-  for (int step = 0; step < ppn; ++step) {
-    const int peer_local = (local + step) % ppn;
-    Transfer send{layout.rank_of(node, peer_local), {}};
-    append_run(send.runs, {Buffer::send, send.peer, 1});
-    for (int d : partners(layout, node, peer_local)) {
-      for (int dest : layout.members(d)) append_run(send.runs, {Buffer::send, dest, 1});
-    }
-    phase.sends.push_back(std::move(send));
-
-    const int source_local = (local - step + ppn) % ppn;
-    Transfer recv{layout.rank_of(node, source_local), {}};
-    append_run(recv.runs, {Buffer::recv, recv.peer, 1});
-    for (const auto& [d, first] : stage.outgoing) {
-      append_run(recv.runs, {Buffer::stage, first + std::int64_t{source_local} * layout.ppn(d), layout.ppn(d)});
-    }
-    phase.recvs.push_back(std::move(recv));
-  }
-  return phase;
+  return intra_node_exchange(
+      layout, rank,
+      [&](int peer_local) {
+        std::vector<Run> runs;
+        append_run(runs, {Buffer::send, layout.rank_of(node, peer_local), 1});
+        for (int d : partners(layout, node, peer_local)) {
+          for (int dest : layout.members(d)) append_run(runs, {Buffer::send, dest, 1});
+        }
+        return runs;
+      },
+      [&](int source_local) {
+        std::vector<Run> runs;
+        append_run(runs, {Buffer::recv, layout.rank_of(node, source_local), 1});
+        for (const auto& [d, first] : stage.outgoing) {
+          append_run(runs, {Buffer::stage, first + std::int64_t{source_local} * layout.ppn(d), layout.ppn(d)});
+        }
+        return runs;
+      });
 }
 
 // Step 2, between nodes: one message per pair of nodes and direction, from
@@ -97,27 +94,25 @@ Phase exchange_pairs(const topo::Layout& layout, int rank, const StageMap& stage
 // carried each other node's pair, that node's blocks for it.
 Phase distribute(const topo::Layout& layout, int rank, const StageMap& stage) {
   const int node = layout.node_of(rank);
-  const int local = layout.local_rank(rank);
   const int ppn = layout.ppn(node);
-  Phase phase;
-  for (int step = 0; step < ppn; ++step) {
-    const int dest_local = (local + step) % ppn;
-    Transfer send{layout.rank_of(node, dest_local), {}};
-    for (const auto& [s, first] : stage.incoming) {
-      for (int j = 0; j < layout.ppn(s); ++j) {
-        append_run(send.runs, {Buffer::stage, first + std::int64_t{j} * ppn + dest_local, 1});
-      }
-    }
-    if (!send.runs.empty()) phase.sends.push_back(std::move(send));
-
-    const int source_local = (local - step + ppn) % ppn;
-    Transfer recv{layout.rank_of(node, source_local), {}};
-    for (int s : partners(layout, node, source_local)) {
-      for (int source : layout.members(s)) append_run(recv.runs, {Buffer::recv, source, 1});
-    }
-    if (!recv.runs.empty()) phase.recvs.push_back(std::move(recv));
-  }
-  return phase;
+  return intra_node_exchange(
+      layout, rank,
+      [&](int dest_local) {
+        std::vector<Run> runs;
+        for (const auto& [s, first] : stage.incoming) {
+          for (int j = 0; j < layout.ppn(s); ++j) {
+            append_run(runs, {Buffer::stage, first + std::int64_t{j} * ppn + dest_local, 1});
+          }
+        }
+        return runs;
+      },
+      [&](int source_local) {
+        std::vector<Run> runs;
+        for (int s : partners(layout, node, source_local)) {
+          for (int source : layout.members(s)) append_run(runs, {Buffer::recv, source, 1});
+        }
+        return runs;
+      });
 }
 
 }  // namespace

@@ -41,21 +41,19 @@ Phase rail_exchange(const topo::Layout& layout, std::int64_t pack_base) {
 // it that rank received (stage slot source_index * ppn + dest_local).
 Phase distribute(const topo::Layout& layout, int rank, std::int64_t served) {
   const int node = layout.node_of(rank);
-  const int local = layout.local_rank(rank);
   const int ppn = layout.ppn(node);
-  Phase phase;
-  for (int step = 0; step < ppn; ++step) {
-    const int dest_local = (local + step) % ppn;
-    Transfer send{layout.rank_of(node, dest_local), {}};
-    for (std::int64_t i = 0; i < served; ++i) append_run(send.runs, {Buffer::stage, i * ppn + dest_local, 1});
-    phase.sends.push_back(std::move(send));
-
-    const int source_local = (local - step + ppn) % ppn;
-    Transfer recv{layout.rank_of(node, source_local), {}};
-    for (int source : ranks_proxied_by(layout, node, source_local)) append_run(recv.runs, {Buffer::recv, source, 1});
-    phase.recvs.push_back(std::move(recv));
-  }
-  return phase;
+  return intra_node_exchange(
+      layout, rank,
+      [&](int dest_local) {
+        std::vector<Run> runs;
+        for (std::int64_t i = 0; i < served; ++i) append_run(runs, {Buffer::stage, i * ppn + dest_local, 1});
+        return runs;
+      },
+      [&](int source_local) {
+        std::vector<Run> runs;
+        for (int source : ranks_proxied_by(layout, node, source_local)) append_run(runs, {Buffer::recv, source, 1});
+        return runs;
+      });
 }
 
 }  // namespace

@@ -8,21 +8,19 @@ namespace {
 // each destination it aggregates for: stage slot dest_index * ppn + source_local.
 Phase aggregate(const topo::Layout& layout, int rank, std::int64_t served) {
   const int node = layout.node_of(rank);
-  const int local = layout.local_rank(rank);
   const int ppn = layout.ppn(node);
-  Phase phase;
-  for (int step = 0; step < ppn; ++step) {
-    const int peer_local = (local + step) % ppn;
-    Transfer send{layout.rank_of(node, peer_local), {}};
-    for (int dest : ranks_proxied_by(layout, node, peer_local)) append_run(send.runs, {Buffer::send, dest, 1});
-    phase.sends.push_back(std::move(send));
-
-    const int source_local = (local - step + ppn) % ppn;
-    Transfer recv{layout.rank_of(node, source_local), {}};
-    for (std::int64_t i = 0; i < served; ++i) append_run(recv.runs, {Buffer::stage, i * ppn + source_local, 1});
-    phase.recvs.push_back(std::move(recv));
-  }
-  return phase;
+  return intra_node_exchange(
+      layout, rank,
+      [&](int peer_local) {
+        std::vector<Run> runs;
+        for (int dest : ranks_proxied_by(layout, node, peer_local)) append_run(runs, {Buffer::send, dest, 1});
+        return runs;
+      },
+      [&](int source_local) {
+        std::vector<Run> runs;
+        for (std::int64_t i = 0; i < served; ++i) append_run(runs, {Buffer::stage, i * ppn + source_local, 1});
+        return runs;
+      });
 }
 
 // Uneven nodes: each aggregated destination gets one message; each rank

@@ -15,6 +15,23 @@ int proxy_on_node(const topo::Layout& layout, int node, int rank) {
   return layout.rank_of(node, layout.local_rank(rank) % layout.ppn(node));
 }
 
+Phase intra_node_exchange(const topo::Layout& layout, int rank, const std::function<std::vector<Run>(int)>& sent_to,
+                          const std::function<std::vector<Run>(int)>& received_from) {
+  const int node = layout.node_of(rank);
+  const int local = layout.local_rank(rank);
+  const int ppn = layout.ppn(node);
+  Phase phase;
+  for (int step = 0; step < ppn; ++step) {
+    const int dest_local = (local + step) % ppn;
+    Transfer send{layout.rank_of(node, dest_local), sent_to(dest_local)};
+    if (!send.runs.empty()) phase.sends.push_back(std::move(send));
+    const int source_local = (local - step + ppn) % ppn;
+    Transfer recv{layout.rank_of(node, source_local), received_from(source_local)};
+    if (!recv.runs.empty()) phase.recvs.push_back(std::move(recv));
+  }
+  return phase;
+}
+
 Phase regroup_by_node(const topo::Layout& layout, int rank, Buffer user, std::int64_t stage_base, bool to_stage) {
   const int ppn = layout.max_ppn();
   Transfer in_user{rank, {}};

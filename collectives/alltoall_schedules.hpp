@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "collectives/alltoall_algorithm.hpp"
@@ -68,6 +69,13 @@ std::vector<int> ranks_proxied_by(const topo::Layout& layout, int node, int loca
 
 // The rank on `node` that handles blocks for or from `rank` of another node.
 int proxy_on_node(const topo::Layout& layout, int node, int rank);
+
+// An exchange among the ranks of `rank`'s node: at step j it sends to local
+// rank local + j the runs sent_to(that local rank) and receives from local -
+// j the runs received_from(that local rank), so no local rank is everyone's
+// first peer. A transfer without runs is left out, on both sides alike.
+Phase intra_node_exchange(const topo::Layout& layout, int rank, const std::function<std::vector<Run>(int)>& sent_to,
+                          const std::function<std::vector<Run>(int)>& received_from);
 
 // On a uniform, non-consecutive layout, a local copy between the user's
 // buffer `user` (indexed by rank) and `stage` from `stage_base` on, where
