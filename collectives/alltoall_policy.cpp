@@ -39,12 +39,32 @@ double bruck_round_bytes(const AlltoallFacts& facts) {
   return static_cast<double>((facts.nodes + 1) / 2) * ppn * ppn * static_cast<double>(facts.block_bytes);
 }
 
-double bruck_us(const AlltoallFacts& facts) {
-  return bruck_rounds(facts.nodes) *
-         (kRailStepCosts.bruck_round_us + kRailStepCosts.bruck_us_per_kib * bruck_round_bytes(facts) / 1024);
+// What each message sent to another node costs beyond the platform the
+// costs were fitted on (never less: those costs hold at least).
+double extra_send_us(const AlltoallFacts& facts) {
+  return std::max(0, facts.send_cost_ns - kReferenceSendCostNs) / 1000.0;
 }
 
-double window_us(const AlltoallFacts& facts) { return window_waves(facts.nodes) * kRailStepCosts.wave_us; }
+double bruck_us(const AlltoallFacts& facts) {
+  return bruck_rounds(facts.nodes) * (kRailStepCosts.bruck_round_us + extra_send_us(facts) +
+                                      kRailStepCosts.bruck_us_per_kib * bruck_round_bytes(facts) / 1024);
+}
+
+double window_us(const AlltoallFacts& facts) {
+  return window_waves(facts.nodes) * (kRailStepCosts.wave_us + kRailWindow * extra_send_us(facts));
+}
+
+// Names the send cost where it differs from the reference platform's.
+std::string send_cost_note(const AlltoallFacts& facts) {
+  return facts.send_cost_ns == kReferenceSendCostNs
+             ? ""
+             : ", " + std::to_string(facts.send_cost_ns) + " ns per message sent to another node";
+}
+
+// Linear sends each of a rank's blocks for other nodes as its own message.
+double linear_extra_send_us(const AlltoallFacts& facts) {
+  return static_cast<double>(facts.nodes - 1) * facts.ppn * extra_send_us(facts);
+}
 
 // Weighed only where the window needs at least as many waves as Bruck
 // needs rounds (from 42 nodes), where the costs were measured; at 2 nodes
@@ -70,7 +90,8 @@ int node_pair_partners(const AlltoallFacts& facts) { return (facts.nodes - 1 + f
 double node_pairs_extra_us(const AlltoallFacts& facts) {
   const double ppn = facts.ppn;
   const double node_kib = facts.nodes * ppn * ppn * static_cast<double>(facts.block_bytes) / 1024;
-  return kNodePairsCosts.extra_us + kNodePairsCosts.us_per_partner * node_pair_partners(facts) +
+  return kNodePairsCosts.extra_us +
+         (kNodePairsCosts.us_per_partner + extra_send_us(facts)) * node_pair_partners(facts) +
          kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib;
 }
 
@@ -100,12 +121,13 @@ constexpr std::array kRules = {
                    return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
                           " <= " + format_bytes(f.thresholds.leader_max_bytes);
                  }},
-    AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B", AlltoallAlgorithm::linear,
+    AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B && its extra send cost <= one wave",
+                 AlltoallAlgorithm::linear,
                  "few processes: every block in flight at once keeps the links busy without copies (Open MPI's "
                  "basic linear; scale model, docs/scale/small.md)",
                  [](const AlltoallFacts& f) {
                    return saturating_product(f.nodes, f.ppn) <= kLinearMaxRanks &&
-                          f.block_bytes >= kLinearMinBlockBytes;
+                          f.block_bytes >= kLinearMinBlockBytes && linear_extra_send_us(f) <= kRailStepCosts.wave_us;
                  },
                  [](const AlltoallFacts& f) {
                    return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) +
@@ -121,7 +143,7 @@ constexpr std::array kRules = {
                    return "SA's rail step about " + one_decimal(sa_rail_us(f)) + " us against about " +
                           one_decimal(node_pairs_extra_us(f)) + " us that node pairs add (" +
                           std::to_string(node_pair_partners(f)) + " partners, " + std::to_string(f.nodes) +
-                          " nodes x " + std::to_string(f.ppn) + ")";
+                          " nodes x " + std::to_string(f.ppn) + send_cost_note(f) + ")";
                  }},
     AlltoallRule{"many-nodes-bruck", "rail step would be Bruck && nodes * ppn * block > 2 KiB",
                  AlltoallAlgorithm::native,

@@ -34,12 +34,21 @@ struct AlltoallThresholds {
   std::int64_t rail_point_to_point_max_bytes = 32 * 1024;
 };
 
+// What a core spends per small message it sends to another node on the
+// platform the costs below were fitted on (the scale model's onload
+// platform: MPI_Isend of 8 B through shared memory here, 25 ns,
+// docs/scale/platforms.md). Every estimate adds what a platform's messages
+// cost beyond it, once per message on the estimate's critical path: on TCP
+// (6.4 us per message, docs/scale/platforms.md) that sum decides.
+inline constexpr int kReferenceSendCostNs = 25;
+
 struct AlltoallFacts {
   std::int64_t block_bytes = 0;  // bytes per block (count x type size)
   int nodes = 1;
   int ppn = 1;  // largest number of processes on one node
   topo::NicClass nic = topo::NicClass::onload;
   AlltoallThresholds thresholds;
+  int send_cost_ns = kReferenceSendCostNs;  // per small message to another node (SHIM_SEND_COST_NS, the profile)
 };
 
 using AlltoallRule = Rule<AlltoallFacts, AlltoallAlgorithm>;
@@ -62,7 +71,9 @@ std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const Allto
 // Where the window needs at least as many waves, ceil((nodes - 1) /
 // kRailWindow), as Bruck needs rounds, ceil(log2(nodes)) (from 42 nodes),
 // Bruck is taken while its rounds cost less: while a round carries little
-// (up to about 1 KiB at 48 nodes, 4 KiB at 64, 11 KiB at 128).
+// (up to about 1 KiB at 48 nodes, 4 KiB at 64, 11 KiB at 128). A wave sends
+// kRailWindow messages per rank and a round one, each costing the extra send
+// cost (kReferenceSendCostNs) on top.
 struct RailStepCosts {
   double wave_us = 0.82;
   double bruck_round_us = 0.68;
@@ -91,9 +102,9 @@ inline constexpr std::int64_t kFlatBruckRankBytes = 2048;
 // rail step costs more, node pairs are within 10% of the better of the two
 // at all 66. E.g. 64 x 16 at 1 / 4 / 16 B: 3.6 / 8.0 / 25.6 us against SA's
 // 7.7 / 10.7 / 25.3; 48 x 2 at 1 B 1.5 against 4.1; 16 x 16 at 4 B 3.5
-// against 3.4. Beyond kNodePairsInFlight partners (alltoall_schedules.hpp)
-// the pairs step is paced and the fit has no points, so SA's rules decide
-// there.
+// against 3.4. Each partner adds the extra send cost (kReferenceSendCostNs).
+// Beyond kNodePairsInFlight partners (alltoall_schedules.hpp) the pairs
+// step is paced and the fit has no points, so SA's rules decide there.
 struct NodePairsCosts {
   double extra_us = 0.96;
   double us_per_partner = 0.043;
@@ -109,7 +120,10 @@ inline constexpr NodePairsCosts kNodePairsCosts{};
 // SA or faster at 4x4, 8x4-rr, 8x8 and 4x16, and from 512 B faster than
 // MPICH's alltoall too; at 64 B it won at 4 processes per node and lost 5-7%
 // at 8-16; at 16-32 B SA won or tied. The ranks limit is where the sweep
-// stops, not a measured crossover.
+// stops, not a measured crossover. Where messages cost more than on that
+// platform, linear's extra send cost, one per block to another node, must
+// stay within one wave of the window (kRailStepCosts): on TCP (eth-25g, 8 x 4
+// at 256 B) linear took 201 us where node pairs took 13.6.
 inline constexpr int kLinearMaxRanks = 64;
 inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 

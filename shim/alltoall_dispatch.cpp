@@ -6,7 +6,8 @@ namespace shim {
 
 AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
   const topo::Layout& layout = hierarchy.layout();
-  return {block_bytes, layout.nodes(), layout.max_ppn(), config().nic, config().alltoall_thresholds};
+  return {block_bytes,          layout.nodes(), layout.max_ppn(), config().nic, config().alltoall_thresholds,
+          config().send_cost_ns};
 }
 
 namespace {

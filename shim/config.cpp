@@ -74,6 +74,14 @@ constexpr std::array kSpecs = {
                   c.nic_explicit = nic.has_value();
                   return nic.has_value();
                 }},
+    SettingSpec{"SHIM_SEND_COST_NS", "integer nanoseconds 0..100000000", "the profile's, else 25",
+                "what a core spends per small message it sends to another node; the alltoall policy adds what it "
+                "costs beyond 25 ns (the platform its costs were fitted on) to every message of its estimates. "
+                "Overrides the cost measured in SHIM_PROFILE",
+                [](std::string_view t, Config& c) {
+                  c.send_cost_explicit = parse_int_in(t, 0, 100'000'000, c.send_cost_ns);
+                  return c.send_cost_explicit;
+                }},
     SettingSpec{"SHIM_ALLTOALL_SA_MAX", "bytes, optional K|M|G suffix", "4K",
                 "auto picks SA while ppn x block bytes <= this",
                 [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.sa_max_bytes); }},

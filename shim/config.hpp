@@ -57,7 +57,9 @@ struct Config {
   std::array<char, 1024> stats_path{};  // SHIM_STATS=FILE, placeholders unexpanded; empty: stderr
   int node_size = 0;                    // 0: detect nodes; k > 0: k consecutive world ranks form one node
   topo::NicClass nic = topo::NicClass::onload;
-  bool nic_explicit = false;  // SHIM_NIC given: a profile's NIC class does not replace it
+  bool nic_explicit = false;                      // SHIM_NIC given: a profile's NIC class does not replace it
+  int send_cost_ns = coll::kReferenceSendCostNs;  // per small message a core sends to another node
+  bool send_cost_explicit = false;                // SHIM_SEND_COST_NS given: the profile's does not replace it
   coll::AlltoallThresholds alltoall_thresholds;
   Choice<coll::BcastAlgorithm> bcast;
   int bcast_k = 0;                        // 0: the profile's k, else 2

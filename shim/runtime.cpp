@@ -1,6 +1,8 @@
 #include "shim/runtime.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -73,6 +75,9 @@ void load_profile() {
     return;
   }
   if (!g_config.nic_explicit) g_config.nic = g_picture->profile.nic;
+  if (!g_config.send_cost_explicit && g_picture->profile.send_cost_s > 0) {
+    g_config.send_cost_ns = static_cast<int>(std::lround(std::min(g_picture->profile.send_cost_s, 0.1) * 1e9));
+  }
   g_profile_segments = topo::profile_segment_range(g_picture->profile);
   std::vector<std::int64_t> segments;
   if (g_config.bcast_segment_bytes > 0) segments.push_back(g_config.bcast_segment_bytes);

@@ -257,7 +257,7 @@ void print_policy() {
   const shim::coll::AlltoallThresholds& thresholds = config.alltoall_thresholds;
   std::cout << "\nAlltoall policy (applies when SHIM_ALLTOALL=auto; the first matching rule decides)\n"
             << "  in effect: SHIM_ALLTOALL=" << shim::choice_name(config.alltoall)
-            << ", SHIM_NIC=" << shim::topo::name(config.nic)
+            << ", SHIM_NIC=" << shim::topo::name(config.nic) << ", SHIM_SEND_COST_NS=" << config.send_cost_ns
             << ", SHIM_ALLTOALL_SA_MAX=" << shim::format_bytes(thresholds.sa_max_bytes)
             << ", SHIM_ALLTOALL_LEADER_MAX=" << shim::format_bytes(thresholds.leader_max_bytes) << '\n';
   if (config.alltoall) {

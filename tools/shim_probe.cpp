@@ -12,6 +12,9 @@
 //   1. one-way time between every pair of nodes for each size (min of
 //      ping-pong round trips / 2: the minimum reflects the link, not the
 //      ambient traffic, as ECO argues), one node leader pair at a time;
+//   1b. the send cost of a small message to another node: a stream of 64
+//      from one leader to another, per node pair (what the alltoall policy
+//      weighs message counts with);
 //   2. bidirectional throughput between every pair of nodes with 1..ppn
 //      concurrent sender pairs: growing throughput means an onload NIC,
 //      flat throughput an offload one (Kumar, Mamidala, Panda,
@@ -48,6 +51,9 @@ constexpr int kMaxPeers = 8;
 constexpr double kOnloadGain = 1.3;
 // Above this gain from feeding two peers instead of one, trees fan out.
 constexpr double kFanoutGain = 1.2;
+// The stream that measures a small message's send cost.
+constexpr std::int64_t kSendCostBytes = 8;
+constexpr int kSendCostMessages = 64;
 
 struct Options {
   std::string output = "shim-profile.json";
@@ -255,6 +261,27 @@ shim::topo::NetworkProfile probe(const Options& options, const Nodes& nodes, std
     profile.cost.push_back(std::move(cost));
   }
 
+  // 1b. What a core spends per small message it sends to another node: a
+  // stream of small messages from one leader to another, the fastest of the
+  // repeats per node pair, the median over pairs. The alltoall policy weighs
+  // its algorithms' message counts with it.
+  std::vector<double> send_costs;
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      const int ra = nodes.ranks[a][0];
+      const int rb = nodes.ranks[b][0];
+      double best = 1e30;
+      for (int r = 0; r < options.reps; ++r) {
+        const auto t = measure({{ra, make(Kind::send, {rb}, kSendCostBytes, kSendCostMessages)},
+                                {rb, make(Kind::receive, {ra}, kSendCostBytes, kSendCostMessages)}},
+                               buffer);
+        best = std::min(best, t[0] / kSendCostMessages);
+      }
+      send_costs.push_back(best);
+    }
+  }
+  if (!send_costs.empty()) profile.send_cost_s = median(send_costs);
+
   // 2. Bidirectional throughput with 1..ppn concurrent pairs, per node pair.
   std::size_t max_pairs = 1;
   for (const auto& ranks : nodes.ranks) max_pairs = std::max(max_pairs, ranks.size());
@@ -310,6 +337,10 @@ shim::topo::NetworkProfile probe(const Options& options, const Nodes& nodes, std
     profile.bcast_k = rate_two / rate_one >= kFanoutGain ? 2 : 1;
     std::printf("shim-probe: fan-out from %s: 1 peer %.1f MB/s, 2 peers %.1f MB/s -> bcast k %d\n",
                 nodes.names[0].c_str(), rate_one / 1e6, rate_two / 1e6, profile.bcast_k);
+  }
+  if (!send_costs.empty()) {
+    std::printf("shim-probe: send cost of a %lld B message to another node (median over node pairs): %.3f us\n",
+                static_cast<long long>(kSendCostBytes), profile.send_cost_s * 1e6);
   }
   if (measured) {
     std::printf("shim-probe: bidirectional throughput between nodes (median over node pairs):");

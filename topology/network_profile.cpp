@@ -150,6 +150,11 @@ NetworkProfile read(const json& root) {
   const auto k = value_of<std::int64_t>(field(root, "bcast_k"), "\"bcast_k\"", &json::is_number_integer, "an integer");
   if (k < 1 || k > 64) throw FieldError{"\"bcast_k\": expected 1 to 64"};
   p.bcast_k = static_cast<int>(k);
+  // Optional: profiles written before shim-probe measured it lack it.
+  if (root.contains("send_cost_seconds")) {
+    p.send_cost_s = value_of<double>(root["send_cost_seconds"], "\"send_cost_seconds\"", &json::is_number, "a number");
+    if (!(p.send_cost_s >= 0 && p.send_cost_s < 1)) throw FieldError{"\"send_cost_seconds\": expected 0 to 1"};
+  }
   if (root.contains("created_by") && root["created_by"].is_string()) p.created_by = root["created_by"];
   return p;
 }
@@ -215,6 +220,7 @@ std::string profile_to_json(const NetworkProfile& p) {
       {"subnets", subnets},
       {"nic", {{"class", std::string(name(p.nic))}, {"pair_throughput", p.pair_throughput}}},
       {"bcast_k", p.bcast_k},
+      {"send_cost_seconds", p.send_cost_s},
   };
   return root.dump(1) + "\n";
 }

@@ -28,6 +28,9 @@ struct NetworkProfile {
   // bytes/s, the median over node pairs: what the NIC class was read from.
   std::vector<double> pair_throughput;
   int bcast_k = 2;
+  // What a core spends per small message it streams to another node (the
+  // median over node pairs); 0: not measured.
+  double send_cost_s = 0;
   std::string created_by;
 
   int subnets() const;

@@ -130,6 +130,7 @@ class Platform:
     costs: dict = None          # measured per-size costs: SMPI's os and or follow them
     send_copy: Param = None     # onload: the sending core copies every byte at this rate
     bandwidth_efficiency: Param = None
+    nic: str = "onload"         # the class shim-probe's concurrent-pairs test finds
 
     def params(self):
         named = [("link bandwidth", self.bandwidth), ("network latency", self.latency),
@@ -155,7 +156,7 @@ PLATFORMS = {p.name: p for p in [
     Platform("ib-onload", "InfiniBand-like cluster, onload NIC", "cluster", HDR100, CX6_LATENCY, SHM_SEND, SHM_RECV,
              NODE_COSTS, send_copy=SHM_COPY),
     Platform("ib-offload", "InfiniBand-like cluster, offload NIC", "cluster", HDR100, CX6_LATENCY, SHM_SEND,
-             SHM_RECV, NODE_COSTS),
+             SHM_RECV, NODE_COSTS, nic="offload"),
     Platform("eth-1g", "1 GbE cluster (TCP)", "cluster", GBE_1, TCP_ONE_WAY, TCP_SEND, TCP_RECV, HOST_COSTS,
              bandwidth_efficiency=TCP_EFFICIENCY),
     Platform("eth-25g", "25 GbE cluster (TCP)", "cluster", GBE_25, TCP_ONE_WAY, TCP_SEND, TCP_RECV, HOST_COSTS,
@@ -165,6 +166,16 @@ PLATFORMS = {p.name: p for p in [
     Platform("three-subnets", "tests/vcluster/three_subnets.spec", "three_subnets", VC_A, VC_INTRA, TCP_SEND,
              TCP_RECV, HOST_COSTS, bandwidth_efficiency=TCP_EFFICIENCY),
 ]}
+
+
+def probed_settings(name):
+    """What shim-probe would write into a profile on this platform, as the
+    settings that override a profile: the NIC class (offload where concurrent
+    senders add no bandwidth) and the send cost of a small message to another
+    node (the platform's send overhead at 8 B). Applied to every shim run, so
+    that `auto` decides as it would on a probed cluster."""
+    platform = PLATFORMS[name]
+    return {"SHIM_NIC": platform.nic, "SHIM_SEND_COST_NS": str(round(platform.send.value * 1e9))}
 
 
 def _bps(value):

@@ -28,11 +28,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "docs", "scale")
 SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
+NETWORKS_VARIANTS = ["shim-auto", "shim-sa", "shim-node-pairs", "shim-linear", "shim-leader", "mpich"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             "full": "bench/sim/sweep full && bench/sim/report.py full",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
             "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,shim-node-pairs,mpich && bench/sim/report.py tiny",
-            "bcast": "bench/sim/sweep bcast && bench/sim/report.py bcast"}
+            "bcast": "bench/sim/sweep bcast && bench/sim/report.py bcast",
+            "networks": "bench/sim/sweep networks --only " + ",".join(NETWORKS_VARIANTS) + " && bench/sim/report.py networks"}
 
 
 def size_label(b):

@@ -126,6 +126,7 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
         node_costs = platforms.node_costs_spec(platforms.PLATFORMS[platform_name])
         if node_costs:
             extra_args = [*extra_args, "--node-costs", node_costs]
+        settings = {**platforms.probed_settings(platform_name), **dict(settings)}
         command, env = command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args, profile,
                                        settings)
         # smpirun copies the program once per rank into TMPDIR (its -tmpdir flag is broken in 3.32).

@@ -4,8 +4,9 @@
 A profile that cannot be used (missing, malformed, truncated, or describing
 other hosts) costs exactly one line on rank 0, naming the file and the reason,
 and the job runs correctly without it. A good profile is used: with virtual
-nodes spread over its subnets, the broadcast runs ECO; its NIC class steers
-the alltoall policy unless SHIM_NIC says otherwise.
+nodes spread over its subnets, the broadcast runs ECO; its NIC class and
+send cost steer the alltoall policy unless SHIM_NIC and SHIM_SEND_COST_NS say
+otherwise.
 """
 import argparse
 import os
@@ -83,11 +84,25 @@ def main():
         elif not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*block 4 B .*" + expected, output, re.M):
             failures.append(f"offload profile {extra}: expected /{expected}/ for 4 B blocks:\n{output}")
 
+    # The profile's send cost reaches it too (2 virtual nodes of 2, 4 B):
+    # at TCP's 6.4 us per message node pairs' one partner beats SA's
+    # window; at the onload platform's 25 ns SA aggregates.
+    tcp = write("tcp.json", good.replace('"bcast_k":', '"send_cost_seconds": 6.39e-06, "bcast_k":'))
+    for extra, expected in (({}, r"-> node-pairs \[node-pairs\].*6390 ns per message"),
+                            ({"SHIM_SEND_COST_NS": "25"}, r"-> sa \[aggregate\]")):
+        env = dict(base, SHIM_PROFILE=tcp, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
+        result = subprocess.run(alltoall, env=env, capture_output=True, text=True, timeout=240)
+        output = result.stdout + result.stderr
+        if result.returncode != 0 or "wrong=0" not in output:
+            failures.append(f"send-cost profile {extra}: the job failed:\n{output}")
+        elif not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*block 4 B .*" + expected, output, re.M):
+            failures.append(f"send-cost profile {extra}: expected /{expected}/ for 4 B blocks:\n{output}")
+
     for failure in failures:
         print("FAIL:", failure)
     if not failures:
         print("ok: bad profiles cost one line each and are ignored; a good one makes the broadcast ECO and "
-              "its NIC class steers the alltoall policy unless SHIM_NIC is set")
+              "its NIC class and send cost steer the alltoall policy unless SHIM_NIC / SHIM_SEND_COST_NS are set")
     return 1 if failures else 0
 
 

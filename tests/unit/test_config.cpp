@@ -29,6 +29,8 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   CHECK_FALSE(parsed.config.stats);
   CHECK(parsed.config.node_size == 0);
   CHECK(parsed.config.nic == shim::topo::NicClass::onload);
+  CHECK(parsed.config.send_cost_ns == 25);
+  CHECK_FALSE(parsed.config.send_cost_explicit);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 4096);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
   CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes == 32768);
@@ -73,6 +75,7 @@ TEST_CASE("valid settings are applied", "[config]") {
                              {"SHIM_STATS", "on"},
                              {"SHIM_NODE_SIZE", "4"},
                              {"SHIM_NIC", "offload"},
+                             {"SHIM_SEND_COST_NS", "6390"},
                              {"SHIM_ALLTOALL_SA_MAX", "32K"},
                              {"SHIM_ALLTOALL_LEADER_MAX", "1m"},
                              {"SHIM_ALLTOALL_RAIL_P2P_MAX", "0"}});
@@ -83,6 +86,8 @@ TEST_CASE("valid settings are applied", "[config]") {
   CHECK(parsed.config.stats);
   CHECK(parsed.config.node_size == 4);
   CHECK(parsed.config.nic == shim::topo::NicClass::offload);
+  CHECK(parsed.config.send_cost_ns == 6390);
+  CHECK(parsed.config.send_cost_explicit);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 32 * 1024);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 1024 * 1024);
   CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes == 0);
@@ -110,6 +115,9 @@ TEST_CASE("every kind of malformed value is rejected without side effects", "[co
                                                         {"SHIM_ENABLE", "2"},
                                                         {"SHIM_ENABLE", ""},
                                                         {"SHIM_NIC", "Onload"},
+                                                        {"SHIM_SEND_COST_NS", "-1"},
+                                                        {"SHIM_SEND_COST_NS", "6.4us"},
+                                                        {"SHIM_SEND_COST_NS", "100000001"},
                                                         {"SHIM_ALLTOALL_SA_MAX", "16Q"},
                                                         {"SHIM_ALLTOALL_SA_MAX", "-1"},
                                                         {"SHIM_ALLTOALL_LEADER_MAX", "99999999999999999999"},
@@ -121,6 +129,8 @@ TEST_CASE("every kind of malformed value is rejected without side effects", "[co
     const shim::Config defaults;
     CHECK(parsed.config.node_size == defaults.node_size);
     CHECK(parsed.config.enabled == defaults.enabled);
+    CHECK(parsed.config.send_cost_ns == defaults.send_cost_ns);
+    CHECK(parsed.config.send_cost_explicit == defaults.send_cost_explicit);
     CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == defaults.alltoall_thresholds.sa_max_bytes);
     CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == defaults.alltoall_thresholds.leader_max_bytes);
     CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes ==

@@ -18,6 +18,7 @@ NetworkProfile sample() {
   p.nic = shim::topo::NicClass::offload;
   p.pair_throughput = {1.1e8, 1.12e8};
   p.bcast_k = 1;
+  p.send_cost_s = 6.39e-6;
   p.created_by = "test";
   return p;
 }
@@ -43,10 +44,18 @@ TEST_CASE("a profile survives writing and reading", "[profile]") {
   CHECK(q.nic == p.nic);
   CHECK(q.pair_throughput == p.pair_throughput);
   CHECK(q.bcast_k == 1);
+  CHECK(q.send_cost_s == p.send_cost_s);
   CHECK(q.subnets() == 2);
   CHECK(q.partition_cost()[0][2] == 5e-3);
   CHECK(q.host_index("h2") == 2);
   CHECK(q.host_index("h9") == -1);
+}
+
+TEST_CASE("a profile written before the send cost was measured still reads, without one", "[profile]") {
+  const std::string text = without(shim::topo::profile_to_json(sample()), ",\n \"send_cost_seconds\": 6.39e-06");
+  const auto load = parse_profile(text, "old.json");
+  REQUIRE(load.error == "");
+  CHECK(load.profile->send_cost_s == 0);
 }
 
 TEST_CASE("syntax errors name the file, line and column", "[profile]") {
@@ -80,6 +89,8 @@ TEST_CASE("malformed content names the field", "[profile]") {
       {std::string(good).replace(good.find("\"partition_size\": 65536"), 23, "\"partition_size\": 9"),
        "\"partition_size\" is not one of"},
       {std::string(good).replace(good.find("\"bcast_k\": 1"), 12, "\"bcast_k\": 0"), "\"bcast_k\""},
+      {std::string(good).replace(good.find("6.39e-06"), 8, "-6.4e-06"), "\"send_cost_seconds\": expected 0 to 1"},
+      {std::string(good).replace(good.find("6.39e-06"), 8, "\"fast\""), "\"send_cost_seconds\""},
   };
   for (const Case& c : cases) {
     const auto load = parse_profile(c.text, "bad.json");
