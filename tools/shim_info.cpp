@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -320,12 +321,13 @@ void print_network_profile(shim::CommState& state, const shim::topo::Hierarchy& 
   std::cout << "\nNetwork profile (SHIM_PROFILE)\n";
   if (picture == nullptr) {
     std::cout << "  none loaded: broadcasts know nodes but no subnets, and the alltoall policy uses SHIM_NIC or "
-                 "onload\n";
+                 "onload and SHIM_SEND_COST_NS or 25 ns\n";
     return;
   }
   const shim::topo::NetworkProfile& p = picture->profile;
   std::cout << "  " << shim::config().profile_path.data() << ": " << p.hosts.size() << " hosts, " << p.subnets()
             << " subnets, NIC " << shim::topo::name(p.nic) << ", bcast k " << p.bcast_k
+            << (p.send_cost_s > 0 ? ", send cost " + std::to_string(std::lround(p.send_cost_s * 1e9)) + " ns" : "")
             << (p.created_by.empty() ? "" : ", written by " + p.created_by) << '\n';
   const shim::topo::Layout& layout = hierarchy.layout();
   const std::vector<int>& subnets = state.subnet_of_node();
