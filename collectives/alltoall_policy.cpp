@@ -110,12 +110,15 @@ constexpr std::array kRules = {
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
                  "one process per node: the exchange is already one message per node pair",
                  [](const AlltoallFacts& f) { return f.ppn <= 1; }},
-    AlltoallRule{"offload-leader", "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX",
+    AlltoallRule{"offload-leader",
+                 "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && node pairs would not be taken",
                  AlltoallAlgorithm::leader,
                  "offload NIC: one sender per node avoids contention on the NIC (Kumar, Mamidala and Panda, "
-                 "Figures 4 and 10)",
+                 "Figures 4 and 10); node pairs send the NIC as few messages, one per pair of nodes, from every "
+                 "core (scale model, docs/scale/networks.md)",
                  [](const AlltoallFacts& f) {
-                   return f.nic == topo::NicClass::offload && leader_bytes(f) <= f.thresholds.leader_max_bytes;
+                   return f.nic == topo::NicClass::offload && leader_bytes(f) <= f.thresholds.leader_max_bytes &&
+                          !node_pairs_beat_sa(f);
                  },
                  [](const AlltoallFacts& f) {
                    return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
