@@ -95,9 +95,18 @@ double node_pairs_extra_us(const AlltoallFacts& facts) {
          kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib;
 }
 
+// Node pairs post every partner's message at once up to kNodePairsInFlight
+// partners, as the scale model timed them; beyond, nothing was fitted.
+bool node_pairs_fit(const AlltoallFacts& facts) {
+  return facts.nodes > 1 && facts.ppn > 1 && node_pair_partners(facts) <= kNodePairsInFlight;
+}
+
 bool node_pairs_beat_sa(const AlltoallFacts& facts) {
-  return facts.nodes > 1 && facts.ppn > 1 && node_pair_partners(facts) <= kNodePairsInFlight &&
-         sa_rail_us(facts) > node_pairs_extra_us(facts);
+  return node_pairs_fit(facts) && sa_rail_us(facts) > node_pairs_extra_us(facts);
+}
+
+bool offload_small(const AlltoallFacts& facts) {
+  return facts.nic == topo::NicClass::offload && leader_bytes(facts) <= facts.thresholds.leader_max_bytes;
 }
 
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
@@ -110,19 +119,27 @@ constexpr std::array kRules = {
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
                  "one process per node: the exchange is already one message per node pair",
                  [](const AlltoallFacts& f) { return f.ppn <= 1; }},
-    AlltoallRule{"offload-leader",
-                 "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && node pairs would not be taken",
-                 AlltoallAlgorithm::leader,
-                 "offload NIC: one sender per node avoids contention on the NIC (Kumar, Mamidala and Panda, "
-                 "Figures 4 and 10); node pairs send the NIC as few messages, one per pair of nodes, from every "
-                 "core (scale model, docs/scale/networks.md)",
-                 [](const AlltoallFacts& f) {
-                   return f.nic == topo::NicClass::offload && leader_bytes(f) <= f.thresholds.leader_max_bytes &&
-                          !node_pairs_beat_sa(f);
-                 },
+    AlltoallRule{"offload-node-pairs",
+                 "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && ceil((nodes - 1) / ppn) <= 24",
+                 AlltoallAlgorithm::node_pairs,
+                 "offload NIC: few messages through the NIC, one per pair of nodes as leader-based sends (Kumar, "
+                 "Mamidala and Panda, Figures 4 and 10), but from every core instead of one (scale model, "
+                 "docs/scale/networks.md)",
+                 [](const AlltoallFacts& f) { return offload_small(f) && node_pairs_fit(f); },
                  [](const AlltoallFacts& f) {
                    return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
-                          " <= " + format_bytes(f.thresholds.leader_max_bytes);
+                          " <= " + format_bytes(f.thresholds.leader_max_bytes) + ", " +
+                          std::to_string(node_pair_partners(f)) + " partners";
+                 }},
+    AlltoallRule{"offload-leader", "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX",
+                 AlltoallAlgorithm::leader,
+                 "offload NIC: one sender per node avoids contention on the NIC (Kumar, Mamidala and Panda, "
+                 "Figures 4 and 10)",
+                 [](const AlltoallFacts& f) { return offload_small(f); },
+                 [](const AlltoallFacts& f) {
+                   return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
+                          " <= " + format_bytes(f.thresholds.leader_max_bytes) + ", " +
+                          std::to_string(node_pair_partners(f)) + " partners";
                  }},
     AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B && its extra send cost <= one wave",
                  AlltoallAlgorithm::linear,

@@ -22,8 +22,9 @@ struct AlltoallThresholds {
   // Systems") measured SA ahead up to 16 KiB (2 KiB blocks x 8) on 64 x 8
   // InfiniPath; today's faster per-core copies move the crossover down.
   std::int64_t sa_max_bytes = 4 * 1024;
-  // On offload NICs, leader-based while one leader-to-leader message
-  // (ppn^2 x block) stays this small; beyond it the leader's copies dominate.
+  // On offload NICs, one message per pair of nodes (node pairs, or
+  // leader-based beyond kNodePairsInFlight partners) while that message
+  // (ppn^2 x block) stays this small; beyond it the copies dominate.
   std::int64_t leader_max_bytes = 8 * 1024;
   // The rail step of SA, RD and leader-based (an alltoall among equal local
   // ranks, or among leaders) posts its messages at once, point to point,

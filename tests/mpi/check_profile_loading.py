@@ -75,7 +75,7 @@ def main():
     # The profile's NIC class reaches the alltoall policy; SHIM_NIC wins over it.
     offload = write("offload.json", good.replace('"class": "onload"', '"class": "offload"'))
     alltoall = [args.mpiexec, "-n", "4", args.alltoall_program]
-    for extra, expected in (({}, r"-> leader \[offload-leader\]"), ({"SHIM_NIC": "onload"}, r"-> sa \[aggregate\]")):
+    for extra, expected in (({}, r"-> node-pairs \[offload-node-pairs\]"), ({"SHIM_NIC": "onload"}, r"-> sa \[aggregate\]")):
         env = dict(base, SHIM_PROFILE=offload, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
         result = subprocess.run(alltoall, env=env, capture_output=True, text=True, timeout=240)
         output = result.stdout + result.stderr
