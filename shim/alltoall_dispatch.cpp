@@ -6,8 +6,12 @@ namespace shim {
 
 AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
   const topo::Layout& layout = hierarchy.layout();
-  return {block_bytes,          layout.nodes(), layout.max_ppn(), config().nic, config().alltoall_thresholds,
-          config().send_cost_ns};
+  return {.block_bytes = block_bytes,
+          .nodes = layout.nodes(),
+          .ppn = layout.max_ppn(),
+          .nic = config().nic,
+          .thresholds = config().alltoall_thresholds,
+          .send_cost_ns = config().send_cost_ns};
 }
 
 namespace {
