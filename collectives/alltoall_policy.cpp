@@ -83,9 +83,19 @@ std::string one_decimal(double value) {
 }
 
 // What SA's rail step costs, run as rail_step_for would run it.
-double sa_rail_us(const AlltoallFacts& facts) { return bruck_beats_window(facts) ? bruck_us(facts) : window_us(facts); }
+bool uneven(const AlltoallFacts& facts) { return facts.min_ppn > 0 && facts.min_ppn < facts.ppn; }
 
-int node_pair_partners(const AlltoallFacts& facts) { return (facts.nodes - 1 + facts.ppn - 1) / facts.ppn; }
+// On uneven nodes SA's inter-node step runs point to point (one message per
+// remote rank), never Bruck.
+double sa_rail_us(const AlltoallFacts& facts) {
+  return bruck_beats_window(facts) && !uneven(facts) ? bruck_us(facts) : window_us(facts);
+}
+
+// The smallest node carries the most partners: its ranks share all its pairs.
+int node_pair_partners(const AlltoallFacts& facts) {
+  const int carriers = uneven(facts) ? facts.min_ppn : facts.ppn;
+  return (facts.nodes - 1 + carriers - 1) / carriers;
+}
 
 double node_pairs_extra_us(const AlltoallFacts& facts) {
   const double ppn = facts.ppn;

@@ -50,6 +50,7 @@ struct AlltoallFacts {
   topo::NicClass nic = topo::NicClass::onload;
   AlltoallThresholds thresholds;
   int send_cost_ns = kReferenceSendCostNs;  // per small message to another node (SHIM_SEND_COST_NS, the profile)
+  int min_ppn = 0;                          // fewest processes on one node; 0: as many as ppn (a regular layout)
 };
 
 using AlltoallRule = Rule<AlltoallFacts, AlltoallAlgorithm>;

@@ -11,7 +11,8 @@ AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hiera
           .ppn = layout.max_ppn(),
           .nic = config().nic,
           .thresholds = config().alltoall_thresholds,
-          .send_cost_ns = config().send_cost_ns};
+          .send_cost_ns = config().send_cost_ns,
+          .min_ppn = layout.min_ppn()};
 }
 
 namespace {

@@ -128,6 +128,15 @@ TEST_CASE("where each message costs its sender more, the estimates count the mes
   const AlltoallFacts pairs_tcp{1, 8, 4, NicClass::onload, {}, kTcp};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(pairs_tcp), pairs_tcp)
             .find("2 partners, 8 nodes x 4, 6390 ns per message sent to another node") != std::string::npos);
+  // Uneven nodes (63 x 8 + 1 x 3): SA's inter-node step is point to point
+  // there, one message per remote rank (1208 us simulated at 1 B), and the
+  // node of 3 carries 21 partners (node pairs 135 us).
+  AlltoallFacts uneven_tcp{1, 64, 8, NicClass::onload, {}, kTcp, 3};
+  CHECK(rule_for(uneven_tcp).outcome == AlltoallAlgorithm::node_pairs);
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(uneven_tcp), uneven_tcp).find("21 partners") != std::string::npos);
+  CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, kTcp, 8}).outcome == AlltoallAlgorithm::sa);
+  CHECK(rule_for(AlltoallFacts{1, 76, 8, NicClass::onload, {}, 25, 3}).outcome != AlltoallAlgorithm::node_pairs);
+  CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, 25, 3}).outcome == AlltoallAlgorithm::node_pairs);
   // Cheaper than the reference platform's: its fitted costs hold at least.
   for (int nodes : {8, 64}) {
     for (std::int64_t block : {1, 16, 256}) {
