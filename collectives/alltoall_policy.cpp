@@ -119,6 +119,12 @@ bool offload_small(const AlltoallFacts& facts) {
   return facts.nic == topo::NicClass::offload && leader_bytes(facts) <= facts.thresholds.leader_max_bytes;
 }
 
+std::string explain_offload(const AlltoallFacts& facts) {
+  return "ppn^2 x block = " + format_bytes(leader_bytes(facts)) +
+         " <= " + format_bytes(facts.thresholds.leader_max_bytes) + ", " + std::to_string(node_pair_partners(facts)) +
+         " partners";
+}
+
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
 constexpr int kManyCores = 16;
 
@@ -136,21 +142,13 @@ constexpr std::array kRules = {
                  "Mamidala and Panda, Figures 4 and 10), but from every core instead of one (scale model, "
                  "docs/scale/networks.md)",
                  [](const AlltoallFacts& f) { return offload_small(f) && node_pairs_fit(f); },
-                 [](const AlltoallFacts& f) {
-                   return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
-                          " <= " + format_bytes(f.thresholds.leader_max_bytes) + ", " +
-                          std::to_string(node_pair_partners(f)) + " partners";
-                 }},
+                 [](const AlltoallFacts& f) { return explain_offload(f); }},
     AlltoallRule{"offload-leader", "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX",
                  AlltoallAlgorithm::leader,
                  "offload NIC: one sender per node avoids contention on the NIC (Kumar, Mamidala and Panda, "
                  "Figures 4 and 10)",
                  [](const AlltoallFacts& f) { return offload_small(f); },
-                 [](const AlltoallFacts& f) {
-                   return "ppn^2 x block = " + format_bytes(leader_bytes(f)) +
-                          " <= " + format_bytes(f.thresholds.leader_max_bytes) + ", " +
-                          std::to_string(node_pair_partners(f)) + " partners";
-                 }},
+                 [](const AlltoallFacts& f) { return explain_offload(f); }},
     AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B && its extra send cost <= one wave",
                  AlltoallAlgorithm::linear,
                  "few processes: every block in flight at once keeps the links busy without copies (Open MPI's "
