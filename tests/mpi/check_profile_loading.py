@@ -72,31 +72,29 @@ def main():
     elif "SHIM_PROFILE" in output:
         failures.append(f"good profile: complaint about a good file:\n{output}")
 
+    alltoall = [args.mpiexec, "-n", "4", args.alltoall_program]
+
+    def check_alltoall_decision(profile, extra, expected, what):
+        """Runs the 4-rank alltoall (2 virtual nodes of 2, 4 B blocks) and checks the decision it announces."""
+        env = dict(base, SHIM_PROFILE=profile, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
+        result = subprocess.run(alltoall, env=env, capture_output=True, text=True, timeout=240)
+        output = result.stdout + result.stderr
+        if result.returncode != 0 or "wrong=0" not in output:
+            failures.append(f"{what} {extra}: the job failed:\n{output}")
+        elif not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*block 4 B .*" + expected, output, re.M):
+            failures.append(f"{what} {extra}: expected /{expected}/ for 4 B blocks:\n{output}")
+
     # The profile's NIC class reaches the alltoall policy; SHIM_NIC wins over it.
     offload = write("offload.json", good.replace('"class": "onload"', '"class": "offload"'))
-    alltoall = [args.mpiexec, "-n", "4", args.alltoall_program]
-    for extra, expected in (({}, r"-> node-pairs \[offload-node-pairs\]"), ({"SHIM_NIC": "onload"}, r"-> sa \[aggregate\]")):
-        env = dict(base, SHIM_PROFILE=offload, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
-        result = subprocess.run(alltoall, env=env, capture_output=True, text=True, timeout=240)
-        output = result.stdout + result.stderr
-        if result.returncode != 0 or "wrong=0" not in output:
-            failures.append(f"offload profile {extra}: the job failed:\n{output}")
-        elif not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*block 4 B .*" + expected, output, re.M):
-            failures.append(f"offload profile {extra}: expected /{expected}/ for 4 B blocks:\n{output}")
+    check_alltoall_decision(offload, {}, r"-> node-pairs \[offload-node-pairs\]", "offload profile")
+    check_alltoall_decision(offload, {"SHIM_NIC": "onload"}, r"-> sa \[aggregate\]", "offload profile")
 
-    # The profile's send cost reaches it too (2 virtual nodes of 2, 4 B):
-    # at TCP's 6.4 us per message node pairs' one partner beats SA's
-    # window; at the onload platform's 25 ns SA aggregates.
+    # The profile's send cost reaches it too: at TCP's 6.4 us per message
+    # node pairs' one partner beats SA's window; at the onload platform's
+    # 25 ns SA aggregates.
     tcp = write("tcp.json", good.replace('"bcast_k":', '"send_cost_seconds": 6.39e-06, "bcast_k":'))
-    for extra, expected in (({}, r"-> node-pairs \[node-pairs\].*6390 ns per message"),
-                            ({"SHIM_SEND_COST_NS": "25"}, r"-> sa \[aggregate\]")):
-        env = dict(base, SHIM_PROFILE=tcp, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
-        result = subprocess.run(alltoall, env=env, capture_output=True, text=True, timeout=240)
-        output = result.stdout + result.stderr
-        if result.returncode != 0 or "wrong=0" not in output:
-            failures.append(f"send-cost profile {extra}: the job failed:\n{output}")
-        elif not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*block 4 B .*" + expected, output, re.M):
-            failures.append(f"send-cost profile {extra}: expected /{expected}/ for 4 B blocks:\n{output}")
+    check_alltoall_decision(tcp, {}, r"-> node-pairs \[node-pairs\].*6390 ns per message", "send-cost profile")
+    check_alltoall_decision(tcp, {"SHIM_SEND_COST_NS": "25"}, r"-> sa \[aggregate\]", "send-cost profile")
 
     for failure in failures:
         print("FAIL:", failure)
