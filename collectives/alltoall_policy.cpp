@@ -24,9 +24,9 @@ std::int64_t leader_bytes(const AlltoallFacts& f) {
   return saturating_product(saturating_product(f.ppn, f.ppn), f.block_bytes);
 }
 
-int bruck_rounds(int ranks) {
+int bruck_rounds(std::int64_t ranks) {
   int rounds = 0;
-  while ((1 << rounds) < ranks) ++rounds;
+  while (rounds < 62 && (std::int64_t{1} << rounds) < ranks) ++rounds;
   return rounds;
 }
 
@@ -115,6 +115,27 @@ bool node_pairs_beat_sa(const AlltoallFacts& facts) {
   return node_pairs_fit(facts) && sa_rail_us(facts) > node_pairs_extra_us(facts);
 }
 
+// Messages each rank sends to other nodes on the critical path, where a
+// costly send makes their number decide (kCostlySendNs). The layout's ranks
+// are counted as nodes x ppn: on uneven nodes at most one round too many.
+int native_bruck_messages(const AlltoallFacts& facts) {
+  return bruck_rounds(saturating_product(facts.nodes, facts.ppn));
+}
+
+int sa_rail_messages(const AlltoallFacts& facts) {
+  return bruck_beats_window(facts) && !uneven(facts) ? bruck_rounds(facts.nodes) : facts.nodes - 1;
+}
+
+int fewest_shim_messages(const AlltoallFacts& facts) {
+  return node_pairs_fit(facts) ? std::min(sa_rail_messages(facts), node_pair_partners(facts)) : sa_rail_messages(facts);
+}
+
+bool native_bruck_sends_fewest(const AlltoallFacts& facts) {
+  return facts.send_cost_ns >= kCostlySendNs && facts.block_bytes <= kNativeBruckMaxBlockBytes &&
+         saturating_product(facts.nodes, facts.ppn) >= kNativeBruckMinRanks &&
+         native_bruck_messages(facts) < fewest_shim_messages(facts);
+}
+
 bool offload_small(const AlltoallFacts& facts) {
   return facts.nic == topo::NicClass::offload && leader_bytes(facts) <= facts.thresholds.leader_max_bytes;
 }
@@ -161,6 +182,20 @@ constexpr std::array kRules = {
                    return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) +
                           " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
                           format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
+                 }},
+    AlltoallRule{"costly-sends-bruck",
+                 "send cost >= 1 us && block < 256 B && nodes * ppn >= 8 && log2(nodes * ppn) < the fewest "
+                 "messages SA or node pairs send",
+                 AlltoallAlgorithm::native,
+                 "each message costs its sender more than the rest: MPI's Bruck over all ranks sends the fewest "
+                 "(scale model, docs/scale/networks.md)",
+                 [](const AlltoallFacts& f) { return native_bruck_sends_fewest(f); },
+                 [](const AlltoallFacts& f) {
+                   return std::to_string(native_bruck_messages(f)) + " Bruck rounds against " +
+                          std::to_string(sa_rail_messages(f)) + " messages for SA's rail step" +
+                          (node_pairs_fit(f) ? " and " + std::to_string(node_pair_partners(f)) + " node-pair partners"
+                                             : "") +
+                          ", " + std::to_string(f.send_cost_ns) + " ns per message";
                  }},
     AlltoallRule{"node-pairs", "ceil((nodes - 1) / ppn) <= 24 && SA's rail step costs more than what node pairs add",
                  AlltoallAlgorithm::node_pairs,

@@ -93,6 +93,21 @@ inline constexpr RailStepCosts kRailStepCosts{};
 // 5.7; 128 x 2 at 4 B, 5.5 / 5.7).
 inline constexpr std::int64_t kFlatBruckRankBytes = 2048;
 
+// Where a message costs its sender at least kCostlySendNs (more than a
+// whole Bruck round on the reference platform, 0.68 us), the messages each
+// rank sends on the critical path decide: MPI's alltoall runs Bruck over all
+// ranks for blocks under kNativeBruckMaxBlockBytes from kNativeBruckMinRanks
+// ranks (MPICH's short-message selection), ceil(log2(ranks)) messages, and
+// is taken where that is fewer than the best of SA's rail step (Bruck rounds
+// between nodes, or one message per other node) and node pairs' partners.
+// From the scale model (docs/scale/networks.md, eth-25g, 6.4 us per
+// message): at 63 x 8 + 1 x 3 and 1 / 16 B MPICH's 9 rounds took 68.5 /
+// 122.9 us where node pairs' 21 partners took 135.4 / 161.7; at 64 x 4 and
+// 1 B SA's 6 Bruck rounds took 42.2 against MPICH's 8, 54.7.
+inline constexpr int kCostlySendNs = 1000;
+inline constexpr std::int64_t kNativeBruckMaxBlockBytes = 255;
+inline constexpr int kNativeBruckMinRanks = 8;
+
 // Node pairs against SA, as the scale model timed them (docs/scale/tiny.md,
 // onload platform, 16-96 nodes of 2-16 ranks, 1-32 B blocks): node pairs
 // replace SA's rail step (kRailStepCosts: the window's waves or Bruck's

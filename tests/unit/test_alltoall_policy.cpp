@@ -130,10 +130,21 @@ TEST_CASE("where each message costs its sender more, the estimates count the mes
             .find("2 partners, 8 nodes x 4, 6390 ns per message sent to another node") != std::string::npos);
   // Uneven nodes (63 x 8 + 1 x 3): SA's inter-node step is point to point
   // there, one message per remote rank (1208 us simulated at 1 B), and the
-  // node of 3 carries 21 partners (node pairs 135 us).
+  // node of 3 carries 21 partners (node pairs 135 us): MPI's 9 Bruck rounds
+  // over all ranks send fewer (68.5 us).
   AlltoallFacts uneven_tcp{1, 64, 8, NicClass::onload, {}, kTcp, 3};
-  CHECK(rule_for(uneven_tcp).outcome == AlltoallAlgorithm::node_pairs);
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(uneven_tcp), uneven_tcp).find("21 partners") != std::string::npos);
+  CHECK(rule_for(uneven_tcp).name == "costly-sends-bruck");
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(uneven_tcp), uneven_tcp)
+            .find("9 Bruck rounds against 63 messages for SA's rail step and 21 node-pair partners, 6390 ns") !=
+        std::string::npos);
+  CHECK(rule_for(AlltoallFacts{16, 64, 8, NicClass::onload, {}, kTcp, 3}).outcome == AlltoallAlgorithm::native);
+  // From 256 B MPI's alltoall no longer runs Bruck; below 8 ranks neither.
+  CHECK(rule_for(AlltoallFacts{256, 64, 8, NicClass::onload, {}, kTcp, 3}).outcome == AlltoallAlgorithm::node_pairs);
+  CHECK(rule_for(AlltoallFacts{255, 64, 8, NicClass::onload, {}, kTcp, 3}).outcome == AlltoallAlgorithm::native);
+  CHECK(rule_for(AlltoallFacts{1, 2, 2, NicClass::onload, {}, kTcp}).outcome == AlltoallAlgorithm::node_pairs);
+  // Below a microsecond per message the counts alone do not decide.
+  CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, 999, 3}).outcome == AlltoallAlgorithm::node_pairs);
+  CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, 1000, 3}).outcome == AlltoallAlgorithm::native);
   CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, kTcp, 8}).outcome == AlltoallAlgorithm::sa);
   CHECK(rule_for(AlltoallFacts{1, 76, 8, NicClass::onload, {}, 25, 3}).outcome != AlltoallAlgorithm::node_pairs);
   CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, 25, 3}).outcome == AlltoallAlgorithm::node_pairs);
