@@ -40,7 +40,7 @@ bool parse_bytes_in(std::string_view text, std::int64_t low, std::int64_t high, 
 constexpr std::array kSpecs = {
     SettingSpec{"SHIM_ENABLE", "0|1", "1", "0: pure pass-through, every call goes straight to PMPI_*",
                 [](std::string_view t, Config& c) { return parse_switch(t, c.enabled); }},
-    SettingSpec{"SHIM_ALLTOALL", "auto|native|sa|rd|leader|linear", "auto",
+    SettingSpec{"SHIM_ALLTOALL", "auto|native|sa|rd|leader|linear|node-pairs", "auto",
                 "alltoall algorithm; auto chooses from the policy table (shim-info prints it)",
                 [](std::string_view t, Config& c) { return parse_choice(t, coll::kAlltoallAlgorithms, c.alltoall); }},
     SettingSpec{"SHIM_VERBOSE", "0|1", "0",

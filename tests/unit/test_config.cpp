@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 #include <map>
+#include <ranges>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,7 +101,7 @@ TEST_CASE("a malformed setting gives one line naming variable, value and accepte
   const std::string& line = parsed.problems.front();
   CHECK(line.find("SHIM_ALLTOALL") != std::string::npos);
   CHECK(line.find("'sx'") != std::string::npos);
-  CHECK(line.find("auto|native|sa|rd|leader|linear") != std::string::npos);
+  CHECK(line.find("auto|native|sa|rd|leader|linear|node-pairs") != std::string::npos);
   CHECK(line.find("default, auto") != std::string::npos);
   CHECK(line.find('\n') == std::string::npos);
   // The bad value falls back to the default; the good one still applies.
@@ -159,4 +161,31 @@ TEST_CASE("every setting documents its values, default and effect", "[config]") 
     CHECK_FALSE(spec.default_value.empty());
     CHECK_FALSE(spec.effect.empty());
   }
+}
+
+namespace {
+
+// The values a choice setting lists, against the names its parser accepts.
+template <typename Choices>
+void check_lists_exactly(std::string_view setting, const Choices& choices) {
+  std::set<std::string> accepted{"auto"};
+  for (const auto choice : choices) accepted.emplace(name(choice));
+  for (const shim::SettingSpec& spec : shim::setting_specs()) {
+    if (spec.name != setting) continue;
+    std::set<std::string> listed;
+    for (const auto value : std::views::split(spec.values, '|')) listed.emplace(value.begin(), value.end());
+    CHECK(listed == accepted);
+  }
+  for (const std::string& value : accepted) {
+    INFO(setting << "=" << value);
+    CHECK(parse({{std::string(setting), value}}).problems.empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a choice setting lists every value its parser accepts", "[config]") {
+  check_lists_exactly("SHIM_ALLTOALL", shim::coll::kAlltoallAlgorithms);
+  check_lists_exactly("SHIM_BCAST", shim::coll::kBcastAlgorithms);
+  check_lists_exactly("SHIM_ACCUMULATE", shim::rma::kAccumulatePaths);
 }
