@@ -131,7 +131,7 @@ int fewest_shim_messages(const AlltoallFacts& facts) {
 }
 
 bool native_bruck_sends_fewest(const AlltoallFacts& facts) {
-  return facts.send_cost_ns >= kCostlySendNs && facts.block_bytes <= kNativeBruckMaxBlockBytes &&
+  return !facts.in_place && facts.send_cost_ns >= kCostlySendNs && facts.block_bytes <= kNativeBruckMaxBlockBytes &&
          saturating_product(facts.nodes, facts.ppn) >= kNativeBruckMinRanks &&
          native_bruck_messages(facts) < fewest_shim_messages(facts);
 }
@@ -184,8 +184,8 @@ constexpr std::array kRules = {
                           format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
                  }},
     AlltoallRule{"costly-sends-bruck",
-                 "send cost >= 1 us && block < 256 B && nodes * ppn >= 8 && log2(nodes * ppn) < the fewest "
-                 "messages SA or node pairs send",
+                 "not in place && send cost >= 1 us && block < 256 B && nodes * ppn >= 8 && log2(nodes * ppn) < "
+                 "the fewest messages SA or node pairs send",
                  AlltoallAlgorithm::native,
                  "each message costs its sender more than the rest: MPI's Bruck over all ranks sends the fewest "
                  "(scale model, docs/scale/networks.md)",
@@ -208,13 +208,13 @@ constexpr std::array kRules = {
                           std::to_string(node_pair_partners(f)) + " partners, " + std::to_string(f.nodes) +
                           " nodes x " + std::to_string(f.ppn) + send_cost_note(f) + ")";
                  }},
-    AlltoallRule{"many-nodes-bruck", "rail step would be Bruck && nodes * ppn * block > 2 KiB",
+    AlltoallRule{"many-nodes-bruck", "not in place && rail step would be Bruck && nodes * ppn * block > 2 KiB",
                  AlltoallAlgorithm::native,
                  "between so many nodes SA's rail step would be Bruck too; MPI's Bruck over all ranks takes its "
                  "first rounds inside the node, where SA's two intra-node exchanges move every byte twice (scale "
                  "model, docs/scale/tiny.md)",
                  [](const AlltoallFacts& f) {
-                   return bruck_beats_window(f) &&
+                   return !f.in_place && bruck_beats_window(f) &&
                           saturating_product(saturating_product(f.nodes, f.ppn), f.block_bytes) > kFlatBruckRankBytes;
                  },
                  [](const AlltoallFacts& f) {

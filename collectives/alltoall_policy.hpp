@@ -51,6 +51,9 @@ struct AlltoallFacts {
   AlltoallThresholds thresholds;
   int send_cost_ns = kReferenceSendCostNs;  // per small message to another node (SHIM_SEND_COST_NS, the profile)
   int min_ppn = 0;                          // fewest processes on one node; 0: as many as ppn (a regular layout)
+  // MPI_IN_PLACE: MPICH then exchanges by p - 1 pairwise sendrecv_replace
+  // steps, never Bruck, so no rule that counts on MPI's Bruck applies.
+  bool in_place = false;
 };
 
 using AlltoallRule = Rule<AlltoallFacts, AlltoallAlgorithm>;

@@ -4,7 +4,7 @@
 
 namespace shim {
 
-AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
+AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hierarchy, std::int64_t block_bytes) const {
   const topo::Layout& layout = hierarchy.layout();
   return {.block_bytes = block_bytes,
           .nodes = layout.nodes(),
@@ -12,7 +12,8 @@ AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hiera
           .nic = config().nic,
           .thresholds = config().alltoall_thresholds,
           .send_cost_ns = config().send_cost_ns,
-          .min_ppn = layout.min_ppn()};
+          .min_ppn = layout.min_ppn(),
+          .in_place = args.sendbuf == MPI_IN_PLACE};
 }
 
 namespace {
@@ -34,7 +35,7 @@ std::string explain_layout(coll::AlltoallAlgorithm algorithm, const topo::Layout
 }  // namespace
 
 std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, CommState& state,
-                                       const topo::Hierarchy& hierarchy, std::int64_t block_bytes) {
+                                       const topo::Hierarchy& hierarchy, std::int64_t block_bytes) const {
   // Native is MPI's, linear is flat; node pairs address every block where it
   // lies, on any layout, and have no rail step.
   if (decision.algorithm == Algorithm::native || decision.algorithm == Algorithm::linear ||

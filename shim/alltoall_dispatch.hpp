@@ -26,9 +26,9 @@ struct AlltoallCall {
 
   static const Choice<Algorithm>& setting(const Config& settings) { return settings.alltoall; }
   static const coll::AlltoallPolicy& policy() { return coll::alltoall_policy(); }
-  static Facts facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t block_bytes);
-  static std::string explain_more(const Decision<AlltoallCall>& decision, CommState& state,
-                                  const topo::Hierarchy& hierarchy, std::int64_t block_bytes);
+  Facts facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t block_bytes) const;
+  std::string explain_more(const Decision<AlltoallCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
+                           std::int64_t block_bytes) const;
 
   Measured measure(CommState& state) const;
   std::string describe(const CommState& state, const topo::Hierarchy& hierarchy) const;

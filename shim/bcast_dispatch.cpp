@@ -46,13 +46,13 @@ Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState&
 
 }  // namespace
 
-BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) {
+BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) const {
   const topo::Layout& layout = hierarchy.layout();
   return {bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned(), layout.consecutive()};
 }
 
 std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state,
-                                    const topo::Hierarchy& hierarchy, std::int64_t bytes) {
+                                    const topo::Hierarchy& hierarchy, std::int64_t bytes) const {
   if (decision.algorithm == Algorithm::native) return "";
   const std::int64_t segment = bcast_segment_bytes(decision.algorithm, bytes);
   const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, segment);

@@ -25,9 +25,9 @@ struct BcastCall {
 
   static const Choice<Algorithm>& setting(const Config& settings) { return settings.bcast; }
   static const coll::BcastPolicy& policy() { return coll::bcast_policy(); }
-  static Facts facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes);
-  static std::string explain_more(const Decision<BcastCall>& decision, CommState& state,
-                                  const topo::Hierarchy& hierarchy, std::int64_t bytes);
+  Facts facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) const;
+  std::string explain_more(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
+                           std::int64_t bytes) const;
 
   Measured measure(CommState& state);
   std::string describe(const CommState& state, const topo::Hierarchy& hierarchy) const;

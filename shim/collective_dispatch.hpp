@@ -9,8 +9,8 @@
 //   kCollective, kSizeLabel                "alltoall", "block"
 //   kSetting, kControlFunction             "SHIM_ALLTOALL", "shim_set_alltoall_algorithm()"
 //   static setting(config), policy()       the SHIM_* choice and the rule table
-//   static facts(state, hierarchy, bytes)  the policy's input for one call
-//   static explain_more(decision, state, hierarchy, bytes)   what the layout or pipelining adds
+//   facts(state, hierarchy, bytes)         the policy's input for this call
+//   explain_more(decision, state, hierarchy, bytes)   what the layout or pipelining adds
 //   measure(state) -> Measured             the call's size, or why shim leaves it to MPI
 //   describe(state, hierarchy)             the layout, for the announcement
 //   record(decision, state, hierarchy, bytes)
@@ -68,17 +68,17 @@ Decision<Call> decide(const CommState& state, const typename Call::Facts& facts)
 
 // Why, with this call's numbers and what the layout changes.
 template <typename Call>
-std::string explain(const Decision<Call>& decision, CommState& state, const topo::Hierarchy& hierarchy,
-                    std::int64_t bytes) {
+std::string explain(const Call& call, const Decision<Call>& decision, CommState& state,
+                    const topo::Hierarchy& hierarchy, std::int64_t bytes) {
   std::string reason;
   if (decision.rule == nullptr) {
     reason = decision.forced_by_api
                  ? "forced by " + std::string(Call::kControlFunction)
                  : "forced by " + std::string(Call::kSetting) + "=" + std::string(name(decision.algorithm));
   } else {
-    reason = Call::policy().explain(*decision.rule, Call::facts(state, hierarchy, bytes));
+    reason = Call::policy().explain(*decision.rule, call.facts(state, hierarchy, bytes));
   }
-  return reason + Call::explain_more(decision, state, hierarchy, bytes);
+  return reason + call.explain_more(decision, state, hierarchy, bytes);
 }
 
 // "<collective> on <comm>: <what>; <size label> <n> (class <=c) -> <algorithm>: <reason>"
@@ -111,11 +111,11 @@ DispatchOutcome dispatch(Call& call, MPI_Comm comm) {
   if (const int rc = state->hierarchy(comm, config().node_size, hierarchy); rc != MPI_SUCCESS) {
     return {false, raise_on_comm(comm, rc)};
   }
-  const Decision<Call> decision = decide<Call>(*state, Call::facts(*state, *hierarchy, bytes));
+  const Decision<Call> decision = decide<Call>(*state, call.facts(*state, *hierarchy, bytes));
   if (verbose && state->first_announcement(stats::size_class(bytes), decision.algorithm)) {
     announce<Call>(*state, call.describe(*state, *hierarchy), bytes,
                    std::string(name(decision.algorithm)) + " [" + std::string(decision.rule_name()) + "]",
-                   explain(decision, *state, *hierarchy, bytes));
+                   explain(call, decision, *state, *hierarchy, bytes));
   }
   call.record(decision, *state, *hierarchy, bytes);
   if (decision.algorithm == Call::kNative) return {true, MPI_SUCCESS};

@@ -307,11 +307,12 @@ void print_decisions(shim::CommState& state, const shim::topo::Hierarchy& hierar
   std::cout << "\nAlltoall decisions on MPI_COMM_WORLD (" << layout.describe() << ")\n"
             << "  inter-node messages per node and call; native is counted as a flat exchange\n";
   std::vector<std::vector<std::string>> rows = {{"block", "algorithm", "rule", "messages", "flat", "reason"}};
+  const shim::AlltoallCall call{};  // separate send and receive buffers
   for (std::int64_t block = 1; block <= kLargestBlock; block *= 2) {
-    const auto made = shim::decide<shim::AlltoallCall>(state, shim::AlltoallCall::facts(state, hierarchy, block));
+    const auto made = shim::decide<shim::AlltoallCall>(state, call.facts(state, hierarchy, block));
     rows.push_back({shim::format_bytes(block), std::string(shim::coll::name(made.algorithm)),
                     std::string(made.rule_name()), messages[static_cast<std::size_t>(made.algorithm)], flat,
-                    shim::explain(made, state, hierarchy, block)});
+                    shim::explain(call, made, state, hierarchy, block)});
   }
   print_indented(table_lines(rows), "  ");
 }
@@ -358,8 +359,9 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
             << "  messages between nodes and between subnets per broadcast (per segment when pipelined)\n";
   std::vector<std::vector<std::string>> rows = {
       {"message", "algorithm", "rule", "inter-node", "inter-subnet", "reason"}};
+  const shim::BcastCall call{};
   for (std::int64_t bytes = 1; bytes <= kLargestBroadcast; bytes *= 4) {
-    const auto made = shim::decide<shim::BcastCall>(state, shim::BcastCall::facts(state, hierarchy, bytes));
+    const auto made = shim::decide<shim::BcastCall>(state, call.facts(state, hierarchy, bytes));
     std::string nodes = std::to_string(layout.nodes() - 1);
     std::string crossings = "-";
     if (made.algorithm != shim::coll::BcastAlgorithm::native) {
@@ -377,7 +379,8 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
       crossings = std::to_string(links.inter_subnet);
     }
     rows.push_back({shim::format_bytes(bytes), std::string(shim::coll::name(made.algorithm)),
-                    std::string(made.rule_name()), nodes, crossings, shim::explain(made, state, hierarchy, bytes)});
+                    std::string(made.rule_name()), nodes, crossings,
+                    shim::explain(call, made, state, hierarchy, bytes)});
   }
   print_indented(table_lines(rows), "  ");
 }

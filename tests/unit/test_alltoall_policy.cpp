@@ -84,6 +84,22 @@ TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 
             .find("128 nodes x 2 x block 32 B > 2 KiB, rail step 7 Bruck rounds") != std::string::npos);
 }
 
+TEST_CASE("in place, no rule counts on MPI's Bruck", "[policy]") {
+  // MPICH's alltoall in place runs p - 1 pairwise sendrecv_replace steps.
+  AlltoallFacts flat_bruck{16, 96, 2, NicClass::onload, {}};
+  REQUIRE(rule_for(flat_bruck).name == "many-nodes-bruck");
+  flat_bruck.in_place = true;
+  CHECK(rule_for(flat_bruck).outcome == AlltoallAlgorithm::sa);
+  AlltoallFacts costly_sends{1, 64, 8, NicClass::onload, {}, 6390, 3};
+  REQUIRE(rule_for(costly_sends).name == "costly-sends-bruck");
+  costly_sends.in_place = true;
+  CHECK(rule_for(costly_sends).outcome == AlltoallAlgorithm::node_pairs);
+  // Rules that leave the exchange to MPI for other reasons still do.
+  CHECK(rule_for(AlltoallFacts{1, 1, 8, NicClass::onload, {}, 25, 0, true}).outcome == AlltoallAlgorithm::native);
+  CHECK(rule_for(AlltoallFacts{1 << 20, 16, 8, NicClass::onload, {}, 25, 0, true}).outcome ==
+        AlltoallAlgorithm::native);
+}
+
 TEST_CASE("node pairs replace SA where its rail step costs more than their second exchange", "[policy]") {
   // {block, nodes, ppn}, against the scale model's times (NodePairsCosts).
   CHECK(pick(1, 64, 16) == AlltoallAlgorithm::node_pairs);  // 3.6 us, SA 7.7
