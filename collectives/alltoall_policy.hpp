@@ -99,8 +99,10 @@ inline constexpr std::int64_t kFlatBruckRankBytes = 2048;
 // Where a message costs its sender at least kCostlySendNs (more than a
 // whole Bruck round on the reference platform, 0.68 us), the messages each
 // rank sends on the critical path decide: MPI's alltoall runs Bruck over all
-// ranks for blocks under kNativeBruckMaxBlockBytes from kNativeBruckMinRanks
-// ranks (MPICH's short-message selection), ceil(log2(ranks)) messages, and
+// ranks for blocks up to kNativeBruckMaxBlockBytes from kNativeBruckMinRanks
+// ranks, ceil(log2(ranks)) messages (MPICH 4.0.2's built-in selection takes
+// Bruck up to 256 B, SMPI's copy of it below 256 B: 255 B is where both
+// do; in place, MPICH exchanges pairwise instead, AlltoallFacts::in_place), and
 // is taken where that is fewer than the best of SA's rail step (Bruck rounds
 // between nodes, or one message per other node) and node pairs' partners.
 // From the scale model (docs/scale/networks.md, eth-25g, 6.4 us per
