@@ -56,7 +56,7 @@ struct Options {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "sim_collectives: %s\nusage: sim_collectives --op alltoall|bcast --sizes N[,N...] [--check] "
-               "[--count sa|rd|leader|linear] [--root R] [--iters N] [--node-costs OS/OIS/OR]\n",
+               "[--count sa|rd|leader|linear|node-pairs] [--root R] [--iters N] [--node-costs OS/OIS/OR]\n",
                why);
   std::exit(2);
 }
@@ -90,7 +90,7 @@ Options parse(int argc, char** argv) {
       for (const shim::coll::AlltoallAlgorithm a : shim::coll::kAlltoallAlgorithms) {
         if (a != shim::coll::AlltoallAlgorithm::native && name(a) == wanted) o.count = a;
       }
-      if (!o.count) usage("--count takes sa, rd, leader or linear");
+      if (!o.count) usage("--count takes sa, rd, leader, linear or node-pairs");
     } else if (arg == "--root" && has_value) {
       o.root = std::atoi(argv[++i]);
     } else if (arg == "--iters" && has_value) {

@@ -68,7 +68,7 @@ def main():
     typos.update(SHIM_ALLTOALL="sx", SHIM_NODE_SIZE="two")
     code, output = run(command, typos)
     complaints = [line for line in output.splitlines() if line.startswith("shim: SHIM_")]
-    expected = ["shim: SHIM_ALLTOALL='sx' is not valid (accepted: auto|native|sa|rd|leader|linear); using the default, auto",
+    expected = ["shim: SHIM_ALLTOALL='sx' is not valid (accepted: auto|native|sa|rd|leader|linear|node-pairs); using the default, auto",
                 "shim: SHIM_NODE_SIZE='two' is not valid (accepted: integer >= 1); using the default, unset (detect "
                 "nodes)"]
     if code != 0 or "wrong=0" not in output or sorted(complaints) != expected:
