@@ -170,12 +170,15 @@ template <typename Choices>
 void check_lists_exactly(std::string_view setting, const Choices& choices) {
   std::set<std::string> accepted{"auto"};
   for (const auto choice : choices) accepted.emplace(name(choice));
+  int specs_found = 0;
   for (const shim::SettingSpec& spec : shim::setting_specs()) {
     if (spec.name != setting) continue;
+    ++specs_found;
     std::set<std::string> listed;
     for (const auto value : std::views::split(spec.values, '|')) listed.emplace(value.begin(), value.end());
     CHECK(listed == accepted);
   }
+  CHECK(specs_found == 1);
   for (const std::string& value : accepted) {
     INFO(setting << "=" << value);
     CHECK(parse({{std::string(setting), value}}).problems.empty());
