@@ -87,9 +87,9 @@ bool uneven(const AlltoallFacts& facts) { return facts.min_ppn > 0 && facts.min_
 
 // On uneven nodes SA's inter-node step runs point to point (one message per
 // remote rank), never Bruck.
-double sa_rail_us(const AlltoallFacts& facts) {
-  return bruck_beats_window(facts) && !uneven(facts) ? bruck_us(facts) : window_us(facts);
-}
+bool sa_rail_runs_bruck(const AlltoallFacts& facts) { return bruck_beats_window(facts) && !uneven(facts); }
+
+double sa_rail_us(const AlltoallFacts& facts) { return sa_rail_runs_bruck(facts) ? bruck_us(facts) : window_us(facts); }
 
 // The smallest node carries the most partners: its ranks share all its pairs.
 int node_pair_partners(const AlltoallFacts& facts) {
@@ -118,12 +118,12 @@ bool node_pairs_beat_sa(const AlltoallFacts& facts) {
 // Messages each rank sends to other nodes on the critical path, where a
 // costly send makes their number decide (kCostlySendNs). The layout's ranks
 // are counted as nodes x ppn: on uneven nodes at most one round too many.
-int native_bruck_messages(const AlltoallFacts& facts) {
-  return bruck_rounds(saturating_product(facts.nodes, facts.ppn));
-}
+std::int64_t layout_ranks(const AlltoallFacts& facts) { return saturating_product(facts.nodes, facts.ppn); }
+
+int native_bruck_messages(const AlltoallFacts& facts) { return bruck_rounds(layout_ranks(facts)); }
 
 int sa_rail_messages(const AlltoallFacts& facts) {
-  return bruck_beats_window(facts) && !uneven(facts) ? bruck_rounds(facts.nodes) : facts.nodes - 1;
+  return sa_rail_runs_bruck(facts) ? bruck_rounds(facts.nodes) : facts.nodes - 1;
 }
 
 int fewest_shim_messages(const AlltoallFacts& facts) {
@@ -132,8 +132,7 @@ int fewest_shim_messages(const AlltoallFacts& facts) {
 
 bool native_bruck_sends_fewest(const AlltoallFacts& facts) {
   return !facts.in_place && facts.send_cost_ns >= kCostlySendNs && facts.block_bytes <= kNativeBruckMaxBlockBytes &&
-         saturating_product(facts.nodes, facts.ppn) >= kNativeBruckMinRanks &&
-         native_bruck_messages(facts) < fewest_shim_messages(facts);
+         layout_ranks(facts) >= kNativeBruckMinRanks && native_bruck_messages(facts) < fewest_shim_messages(facts);
 }
 
 bool offload_small(const AlltoallFacts& facts) {

@@ -72,9 +72,9 @@ def main():
     elif "SHIM_PROFILE" in output:
         failures.append(f"good profile: complaint about a good file:\n{output}")
 
-    def check_alltoall_decision(profile, extra, expected, what, ranks=4):
-        """Runs the alltoall program (virtual nodes of 2, 4 B blocks first) and checks that every pattern in
-        `expected` matches a decision it announces."""
+    def check_alltoall_decision(profile, extra, what, *patterns, ranks=4):
+        """Runs the alltoall program (virtual nodes of 2, 4 B blocks first) and checks that every one of
+        `patterns` matches a decision it announces."""
         env = dict(base, SHIM_PROFILE=profile, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
         command = [args.mpiexec, "-n", str(ranks), args.alltoall_program]
         result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
@@ -82,27 +82,27 @@ def main():
         if result.returncode != 0 or "wrong=0" not in output:
             failures.append(f"{what} {extra}: the job failed:\n{output}")
             return
-        for pattern in [expected] if isinstance(expected, str) else expected:
+        for pattern in patterns:
             if not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*block 4 B .*" + pattern, output, re.M):
                 failures.append(f"{what} {extra}: expected /{pattern}/ for 4 B blocks:\n{output}")
 
     # The profile's NIC class reaches the alltoall policy; SHIM_NIC wins over it.
     offload = write("offload.json", good.replace('"class": "onload"', '"class": "offload"'))
-    check_alltoall_decision(offload, {}, r"-> node-pairs \[offload-node-pairs\]", "offload profile")
-    check_alltoall_decision(offload, {"SHIM_NIC": "onload"}, r"-> sa \[aggregate\]", "offload profile")
+    check_alltoall_decision(offload, {}, "offload profile", r"-> node-pairs \[offload-node-pairs\]")
+    check_alltoall_decision(offload, {"SHIM_NIC": "onload"}, "offload profile", r"-> sa \[aggregate\]")
 
     # The profile's send cost reaches it too: at TCP's 6.4 us per message
     # node pairs' one partner beats SA's window; at the onload platform's
     # 25 ns SA aggregates.
     tcp = write("tcp.json", good.replace('"bcast_k":', '"send_cost_seconds": 6.39e-06, "bcast_k":'))
-    check_alltoall_decision(tcp, {}, r"-> node-pairs \[node-pairs\].*6390 ns per message", "send-cost profile")
-    check_alltoall_decision(tcp, {"SHIM_SEND_COST_NS": "25"}, r"-> sa \[aggregate\]", "send-cost profile")
+    check_alltoall_decision(tcp, {}, "send-cost profile", r"-> node-pairs \[node-pairs\].*6390 ns per message")
+    check_alltoall_decision(tcp, {"SHIM_SEND_COST_NS": "25"}, "send-cost profile", r"-> sa \[aggregate\]")
     # 11 ranks on 6 nodes (the last of one): MPI's Bruck sends 4 messages
     # per rank where node pairs and SA send 5, so the policy leaves the call
     # to MPI, unless it is in place (MPICH then exchanges pairwise, p - 1
     # steps), when node pairs run.
-    check_alltoall_decision(tcp, {}, [r"-> native \[costly-sends-bruck\]", r"-> node-pairs \[node-pairs\]"],
-                            "send-cost profile, separate buffers and in place", ranks=11)
+    check_alltoall_decision(tcp, {}, "send-cost profile, separate buffers and in place",
+                            r"-> native \[costly-sends-bruck\]", r"-> node-pairs \[node-pairs\]", ranks=11)
 
     for failure in failures:
         print("FAIL:", failure)
