@@ -245,12 +245,9 @@ class Relay {
 SegmentPlan plan_segments(std::int64_t count, std::int64_t type_size, std::int64_t segment_bytes) {
   const std::int64_t bytes = count * type_size;
   if (bytes <= segment_bytes || segment_bytes <= 0) return {};
-  const std::int64_t wanted = (bytes + segment_bytes - 1) / segment_bytes;
-  if (count >= wanted) {
-    const std::int64_t per = std::max<std::int64_t>(1, segment_bytes / type_size);
-    return {SegmentPlan::Mode::elements, (count + per - 1) / per, per};
-  }
-  return {SegmentPlan::Mode::packed, wanted, segment_bytes};
+  const std::int64_t segments = (bytes + segment_bytes - 1) / segment_bytes;
+  if (segment_bytes % type_size == 0) return {SegmentPlan::Mode::elements, segments, segment_bytes / type_size};
+  return {SegmentPlan::Mode::packed, segments, segment_bytes};
 }
 
 int run_tree_bcast(const BcastBuffer& buffer, const std::vector<RelayRole>& roles, const SegmentPlan& plan,

@@ -13,9 +13,15 @@
 
 namespace shim::coll {
 
-// How a message of `count` elements of `type_size` bytes is cut: whole;
-// into runs of whole elements (any datatype); or, when a few huge elements
-// would make segments too coarse, packed and cut into byte ranges.
+// How a message of `count` elements of `type_size` bytes is cut: whole, or
+// into segments of `segment_bytes` (the last takes the rest). The cuts
+// depend on the message's size alone: ranks may describe the same message
+// with different datatypes and counts (the root `count` elements of a
+// contiguous type, the others that many times more of its element type),
+// and every segment must be the same bytes everywhere. A rank whose
+// elements fit a segment exactly sends and receives runs of whole elements
+// of its own datatype; any other packs the message and moves byte ranges
+// as MPI_PACKED, which matches any datatype.
 struct SegmentPlan {
   enum class Mode : std::uint8_t { whole, elements, packed } mode = Mode::whole;
   std::int64_t segments = 1;

@@ -31,6 +31,11 @@ struct Case {
   MPI_Count count;
   bool every_root = true;  // large cases run from two roots only, to keep the suite short
   bool large_count_api = false;
+  // The same message as the odd ranks describe it, root or not (MPI asks for
+  // equal type signatures, not equal datatypes); MPI_DATATYPE_NULL: as the
+  // even ranks do.
+  MPI_Datatype odd_type = MPI_DATATYPE_NULL;
+  MPI_Count odd_count = 0;
 };
 
 std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
@@ -58,6 +63,18 @@ std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
   cases.push_back({"vector(3000,1,2) x1 (one element, 3 packed segments)", types.commit(three_segments), 1, false});
 
   cases.push_back({"MPI_DOUBLE_INT pair x4", MPI_DOUBLE_INT, 4});
+
+  // Ranks that describe one message differently must still cut it into the
+  // same segments: odd ranks' elements (28 and 24 bytes) fit no segment, the
+  // even ranks' ints do.
+  MPI_Datatype seven_ints;
+  PMPI_Type_contiguous(7, MPI_INT, &seven_ints);
+  seven_ints = types.commit(seven_ints);
+  cases.push_back({"int x7, odd ranks contiguous(7,int) x1", MPI_INT, 7, true, false, seven_ints, 1});
+  cases.push_back(
+      {"int x70007, odd ranks contiguous(7,int) x10001 (pipelined)", MPI_INT, 70007, false, false, seven_ints, 10001});
+  cases.push_back(
+      {"int x12000, odd ranks vector(3,2,4) of int x2000 (pipelined)", MPI_INT, 12000, false, false, vector, 2000});
   cases.push_back({"count 0", MPI_INT, 0});
   cases.push_back({"MPI_Bcast_c double x3", MPI_DOUBLE, 3, true, true});
   return cases;
@@ -66,16 +83,19 @@ std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
 void run_case(const Case& c, int root, MPI_Comm comm, const std::string& where) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
-  TypedBuffer got(c.type, c.count);
-  TypedBuffer want(c.type, c.count);
+  const bool odd = c.odd_type != MPI_DATATYPE_NULL && rank % 2 == 1;
+  const MPI_Datatype type = odd ? c.odd_type : c.type;
+  const MPI_Count count = odd ? c.odd_count : c.count;
+  TypedBuffer got(type, count);
+  TypedBuffer want(type, count);
   if (rank == root) {
     got.fill(root + 1);
     want.fill(root + 1);
   }
-  const int rc = c.large_count_api ? MPI_Bcast_c(got.data(), c.count, c.type, root, comm)
-                                   : MPI_Bcast(got.data(), static_cast<int>(c.count), c.type, root, comm);
+  const int rc = c.large_count_api ? MPI_Bcast_c(got.data(), count, type, root, comm)
+                                   : MPI_Bcast(got.data(), static_cast<int>(count), type, root, comm);
   check->expect(rc == MPI_SUCCESS, where + " " + c.name + ": returned " + std::to_string(rc));
-  PMPI_Bcast_c(want.data(), c.count, c.type, root, comm);
+  PMPI_Bcast_c(want.data(), count, type, root, comm);
   const auto mismatch = std::mismatch(got.bytes.begin(), got.bytes.end(), want.bytes.begin());
   check->expect(mismatch.first == got.bytes.end(),
                 where + " " + c.name + " root " + std::to_string(root) + ": differs from PMPI_Bcast at byte " +
