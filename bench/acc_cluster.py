@@ -5,9 +5,11 @@ and modelled.
 1. Latency (8 B, MPI_Accumulate + MPI_Win_flush) and bandwidth (1 MiB, 64 per
    flush) of the owner path on virtual nodes of one rank, rank 0 to the last
    rank: 2 ranks with g=1 and g=2 (one cluster: the same direct route), and 4
-   ranks with g=1 (direct) and g=2 (rank 2's server forwards to rank 3's; 4
-   processes and their server threads on this machine's 2 cores, so those
-   figures are the scheduler's as much as shim's). g is fixed at MPI_Init, so
+   ranks with g=1 (direct) and g=2 (rank 2's server forwards to rank 3's).
+   The ranks other than the origin wait asleep (acc_latency --idle-asleep):
+   the forwarded path needs the origin and two server threads at once, three
+   threads for this machine's 2 cores, and ranks spinning in MPI_Wait beside
+   them made those figures the scheduler's. g is fixed at MPI_Init, so
    each runs as its own acc_latency job, alternating (--runs each); the
    figures are medians over runs of each run's median.
 2. Per-server request buffers, peers, VmHWM, open descriptors and sockets from
@@ -66,7 +68,7 @@ def latency(build, runs):
     for _ in range(runs):
         for name, ranks, g in LATENCY_CASES:
             rows = run_csv(["mpiexec", "-n", str(ranks), program, "--paths", "owner", "--sizes", "8,1M", "--rounds",
-                            "5", "--batch-ms", "30", "--csv"],
+                            "5", "--batch-ms", "30", "--idle-asleep", "--csv"],
                            {"SHIM_NODE_SIZE": "1", "SHIM_SERVER_CLUSTER": g})
             by_size = {int(r["bytes"]): r for r in rows}
             samples[name].append((float(by_size[8]["latency_us"]), float(by_size[1 << 20]["bandwidth_mbs"])))

@@ -100,7 +100,7 @@ const double* origin_data(std::int64_t elements) {
 }
 
 Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, int flushes, int per_flush, double cap,
-                       double busy, Completion completion) {
+                       double busy, Completion completion, Bystanders bystanders) {
   const MPI_Win win = w.window(path);
   const int n = static_cast<int>(elements);
   // The target zeroes [0, n], n past the range: it must stay 0.
@@ -137,6 +137,11 @@ Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, in
   MPI_Ibarrier(MPI_COMM_WORLD, &done);
   if (rank() == target_rank() && busy > 0) {
     for (int finished = 0; !finished; MPI_Test(&done, &finished, MPI_STATUS_IGNORE)) compute_for(busy);
+  } else if (rank() != kOrigin && bystanders == Bystanders::asleep) {
+    for (int finished = 0; !finished; MPI_Test(&done, &finished, MPI_STATUS_IGNORE)) {
+      const timespec millisecond{0, 1000000};
+      nanosleep(&millisecond, nullptr);
+    }
   } else {
     // Waiting inside MPI drives its progress engine, as OSU's target does in
     // MPI_Barrier.

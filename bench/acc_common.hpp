@@ -69,14 +69,23 @@ struct Batch {
 // as ARMCI-MPI does per call).
 enum class Completion { flush, unlock };
 
+// How the ranks other than the origin wait for a batch's end: inside MPI
+// (MPI_Wait, driving MPI's progress as OSU's target does in MPI_Barrier), or
+// asleep, testing every millisecond, so that on an oversubscribed machine
+// they leave the cores to the origin and the server threads. Only a path
+// served by a server thread can be timed with sleeping ranks: MPI's own
+// passive target progresses when the target calls MPI.
+enum class Bystanders { in_mpi, asleep };
+
 // Collective. Under MPI_Win_lock(MPI_LOCK_SHARED) the origin runs up to
 // `flushes` times `per_flush` MPI_Accumulate(MPI_SUM) of `elements` doubles
 // then MPI_Win_flush, or each group in its own epoch (stopping after `cap`
-// seconds if cap > 0). The target waits in MPI, or computes in
-// `busy`-second stretches without MPI calls, then checks its window:
+// seconds if cap > 0). The target waits as `bystanders` says, or computes
+// in `busy`-second stretches without MPI calls, then checks its window:
 // element i holds accumulates x (1 + i % 7).
 Batch accumulate_batch(const PathWindows& w, int path, std::int64_t elements, int flushes, int per_flush,
-                       double cap = 0, double busy = 0, Completion completion = Completion::flush);
+                       double cap = 0, double busy = 0, Completion completion = Completion::flush,
+                       Bystanders bystanders = Bystanders::in_mpi);
 
 // Collective: some accumulates on every window, small and large, so that
 // first-use costs (connections, a server's start, lazy locks) fall outside

@@ -23,6 +23,9 @@ constexpr std::string_view kUsage = R"(      (2 ranks or more: rank 0 the origin
   --window W     accumulates per flush in the bandwidth batches; default 64
   --paths LIST   from native,caller,owner,auto; default native,caller,owner
   --memory M     allocate (MPI_Win_allocate) or create (MPI_Win_create over the benchmark's memory); default allocate
+  --idle-asleep  ranks other than the origin wait for each batch's end asleep (MPI_Test every ms), not
+                 in MPI_Wait, leaving an oversubscribed machine's cores to the origin and the server
+                 threads; for the owner path only (MPI's passive target needs the target in MPI)
   --epoch-each   latency with an epoch per accumulate (MPI_Win_lock, MPI_Accumulate, MPI_Win_unlock, as
                  ARMCI-MPI calls it) instead of MPI_Accumulate + MPI_Win_flush in one epoch
 )";
@@ -37,6 +40,7 @@ void benchmark(const bench::Args& args) {
   const int rounds = args.count("--rounds", 7, 1), window = args.count("--window", 64, 1);
   const double batch_seconds = args.count("--batch-ms", 50, 1) * 1e-3;
   const auto completion = args.flag("--epoch-each") ? bench::Completion::unlock : bench::Completion::flush;
+  const auto bystanders = args.flag("--idle-asleep") ? bench::Bystanders::asleep : bench::Bystanders::in_mpi;
   const bench::PathWindows windows(args, sizes);
   bench::first_use(windows);
   const std::vector<std::string>& paths = windows.paths();
@@ -45,6 +49,8 @@ void benchmark(const bench::Args& args) {
     return found == paths.end() ? -1 : static_cast<int>(found - paths.begin());
   };
   const int native = index("native"), caller = index("caller");
+  if (bystanders == bench::Bystanders::asleep && paths != std::vector<std::string>{"owner"})
+    throw bench::UsageError("--idle-asleep times the owner path only (--paths owner)");
 
   const bench::Report report(args, std::string("MPI_Accumulate (MPI_DOUBLE, MPI_SUM) latency (") +
                                        (completion == bench::Completion::unlock ? "each in its own MPI_Win_lock epoch"
@@ -58,7 +64,9 @@ void benchmark(const bench::Args& args) {
               args.text("--batch-ms", "50") + " ms, at most " + std::to_string(iters) + "), then " +
               std::to_string(rounds) +
               " rounds of one batch per path (rotating order); median over rounds of the max "
-              "over ranks; x_vs_y = median of same-round ratios; the target checks its window after every batch");
+              "over ranks; x_vs_y = median of same-round ratios; the target checks its window after every batch; "
+              "the other ranks wait for a batch's end " +
+              (bystanders == bench::Bystanders::asleep ? "asleep (MPI_Test every ms)" : "in MPI_Wait"));
   report.columns(
       {"bytes", "path", "lat_iters", "latency_us", "lat_min_us", "lat_max_us", "lat_vs_native", "lat_vs_caller",
        "bw_windows", "window", "bandwidth_mbs", "bw_min_mbs", "bw_max_mbs", "bw_vs_native", "bw_vs_caller"},
@@ -69,15 +77,17 @@ void benchmark(const bench::Args& args) {
     const auto variants = static_cast<int>(paths.size());
     std::vector<int> lat_count, bw_count;
     for (int p = 0; p < variants; ++p) {
-      const bench::Batch lat = bench::accumulate_batch(windows, p, n, warmup, 1, 0, 0, completion);
-      const bench::Batch bw = bench::accumulate_batch(windows, p, n, 1, window);
+      const bench::Batch lat = bench::accumulate_batch(windows, p, n, warmup, 1, 0, 0, completion, bystanders);
+      const bench::Batch bw =
+          bench::accumulate_batch(windows, p, n, 1, window, 0, 0, bench::Completion::flush, bystanders);
       lat_count.push_back(bench::batch_size(bench::max_over_ranks(lat.seconds) / warmup, batch_seconds, iters));
       bw_count.push_back(bench::batch_size(bench::max_over_ranks(bw.seconds), batch_seconds, iters));
     }
     const bench::Samples s = bench::alternate(variants, rounds, 2, [&](int p, int) {
-      const bench::Batch lat =
-          bench::accumulate_batch(windows, p, n, lat_count[static_cast<std::size_t>(p)], 1, 0, 0, completion);
-      const bench::Batch bw = bench::accumulate_batch(windows, p, n, bw_count[static_cast<std::size_t>(p)], window);
+      const bench::Batch lat = bench::accumulate_batch(windows, p, n, lat_count[static_cast<std::size_t>(p)], 1, 0, 0,
+                                                       completion, bystanders);
+      const bench::Batch bw = bench::accumulate_batch(windows, p, n, bw_count[static_cast<std::size_t>(p)], window, 0,
+                                                      0, bench::Completion::flush, bystanders);
       if (bench::rank() != bench::kOrigin) return std::vector<double>{0, 0};
       return std::vector<double>{lat.seconds / lat.flushes * 1e6, static_cast<double>(bw.flushes) * window *
                                                                       static_cast<double>(bytes) / bw.seconds * 1e-6};
