@@ -4,9 +4,12 @@
 
 namespace shim {
 
+// (The large-count form: MPICH refuses the int form for a datatype built
+// with large counts, through the error handler.)
 bool predefined_type(MPI_Datatype type) {
-  int ints = 0, addresses = 0, types = 0, combiner = 0;
-  return PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) == MPI_SUCCESS &&
+  MPI_Count ints = 0, addresses = 0, counts = 0, types = 0;
+  int combiner = 0;
+  return PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner) == MPI_SUCCESS &&
          (combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL || combiner == MPI_COMBINER_F90_COMPLEX ||
           combiner == MPI_COMBINER_F90_INTEGER);
 }
@@ -16,6 +19,14 @@ bool predefined_type(MPI_Datatype type) {
 bool committed_type(MPI_Datatype type) {
   int bytes = 0;
   return type != MPI_DATATYPE_NULL && PMPI_Pack_size(1, type, local_comm(), &bytes) == MPI_SUCCESS;
+}
+
+bool null_buffer_rejected(const void* buffer, MPI_Count count, MPI_Datatype type) {
+  if (buffer != nullptr || count == 0) return false;
+  if (predefined_type(type)) return true;
+  MPI_Aint true_lb = 0;
+  MPI_Aint true_extent = 0;
+  return PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || true_lb == 0;
 }
 
 }  // namespace shim

@@ -119,8 +119,9 @@ std::optional<ElementKind> element_kind_of(MPI_Datatype type) {
 
 std::string datatype_label(MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
-  int integers = 0, addresses = 0, types = 0, combiner = 0;
-  if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS &&
+  MPI_Count integers = 0, addresses = 0, counts = 0, types = 0;
+  int combiner = 0;
+  if (PMPI_Type_get_envelope_c(type, &integers, &addresses, &counts, &types, &combiner) == MPI_SUCCESS &&
       combiner == MPI_COMBINER_NAMED) {
     char name[MPI_MAX_OBJECT_NAME] = {};
     int length = 0;

@@ -1,6 +1,8 @@
 #include "shim/alltoall_dispatch.hpp"
 
+#include "common/bottom_buffer.hpp"
 #include "common/datatype_checks.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim {
 
@@ -48,13 +50,12 @@ std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, C
 
 Measured AlltoallCall::measure(CommState&) const {
   const bool in_place = args.sendbuf == MPI_IN_PLACE;
-  // Arguments native MPI must reject, or judges by what it knows of the
-  // datatype (a null buffer is MPI_BOTTOM to absolute-address types): let
-  // it, with its own error report.
+  // Arguments native MPI must reject: let it, with its own error report.
   if (args.recvtype == MPI_DATATYPE_NULL || args.recvcount < 0 || args.recvbuf == MPI_IN_PLACE ||
-      (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0)) ||
-      (args.recvcount > 0 && args.recvbuf == nullptr) || (!in_place && args.sendcount > 0 && args.sendbuf == nullptr) ||
-      !committed_type(args.recvtype) || (!in_place && !committed_type(args.sendtype))) {
+      (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0)) || !committed_type(args.recvtype) ||
+      (!in_place && !committed_type(args.sendtype)) ||
+      null_buffer_rejected(args.recvbuf, args.recvcount, args.recvtype) ||
+      (!in_place && null_buffer_rejected(args.sendbuf, args.sendcount, args.sendtype))) {
     return {};
   }
   MPI_Count recv_type_size = 0;
@@ -98,7 +99,12 @@ void AlltoallCall::record(const Decision<AlltoallCall>& decision, CommState& sta
 
 int AlltoallCall::run(const Decision<AlltoallCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                       std::int64_t block_bytes) const {
-  return coll::run_alltoall(args, block_bytes, state.alltoall_plan(decision.algorithm).schedule,
+  // (MPI_IN_PLACE is not null: it passes through as it is.)
+  RebasedBuffer send, recv;
+  SHIM_TRY(rebase_bottom(args.sendbuf, args.sendtype, send));
+  SHIM_TRY(rebase_bottom(args.recvbuf, args.recvtype, recv));
+  const coll::AlltoallArgs rebased{send.base, args.sendcount, send.type, recv.base, args.recvcount, recv.type};
+  return coll::run_alltoall(rebased, block_bytes, state.alltoall_plan(decision.algorithm).schedule,
                             coll::rail_step_for(decision.algorithm, facts(state, hierarchy, block_bytes)), hierarchy,
                             state.scratch());
 }

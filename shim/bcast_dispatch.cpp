@@ -1,8 +1,10 @@
 #include "shim/bcast_dispatch.hpp"
 
 #include "collectives/bcast_pipeline.hpp"
+#include "common/bottom_buffer.hpp"
 #include "common/datatype_checks.hpp"
 #include "common/format.hpp"
+#include "common/mpi_try.hpp"
 
 namespace shim {
 
@@ -80,11 +82,9 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
 }
 
 Measured BcastCall::measure(CommState& state) {
-  // Arguments native MPI must reject, or judges by what it knows of the
-  // datatype (a null buffer is MPI_BOTTOM to absolute-address types): let
-  // it, with its own error report.
-  if (type == MPI_DATATYPE_NULL || count < 0 || root < 0 || root >= state.size() || (count > 0 && buffer == nullptr) ||
-      !committed_type(type)) {
+  // Arguments native MPI must reject: let it, with its own error report.
+  if (type == MPI_DATATYPE_NULL || count < 0 || root < 0 || root >= state.size() || !committed_type(type) ||
+      null_buffer_rejected(buffer, count, type)) {
     return {};
   }
   if (PMPI_Type_size_c(type, &type_size) != MPI_SUCCESS) return {};
@@ -123,7 +123,10 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
 int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                    std::int64_t bytes) const {
   const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
-  return coll::run_tree_bcast({buffer, count, type}, role.trees, plan, bytes, hierarchy.shadow(), state.scratch());
+  RebasedBuffer user;
+  SHIM_TRY(rebase_bottom(buffer, type, user));
+  return coll::run_tree_bcast({user.base, count, user.type}, role.trees, plan, bytes, hierarchy.shadow(),
+                              state.scratch());
 }
 
 DispatchOutcome dispatch_bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {

@@ -115,4 +115,15 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   return rc;
 }
 
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+                             MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
+  int integers = 0, addresses = 0, types = 0;
+  const int rc = PMPI_Type_get_envelope(datatype, &integers, &addresses, &types, combiner);
+  *num_integers = integers;
+  *num_addresses = addresses;
+  *num_large_counts = 0;
+  *num_datatypes = types;
+  return rc;
+}
+
 }  // extern "C"

@@ -31,6 +31,9 @@ struct TypeCase {
   bool in_place = false;
   bool large_count_api = false;
   bool contiguous_ints = false;  // also checked against independently computed values
+  // Even ranks pass their buffers as MPI_BOTTOM, each block one element of
+  // absolute addresses; odd ranks pass them as they are.
+  bool bottom_on_even_ranks = false;
 };
 
 using shim::test::pattern;
@@ -68,6 +71,11 @@ std::vector<TypeCase> make_cases(shim::test::DerivedTypes& types) {
   cases.push_back({"MPI_DOUBLE_INT pair x2", MPI_DOUBLE_INT, 2, MPI_DOUBLE_INT, 2});
   cases.push_back({"in place int x4", MPI_DATATYPE_NULL, 0, MPI_INT, 4, true});
   cases.push_back({"in place vector(3,2,4) x1", MPI_DATATYPE_NULL, 0, vector, 1, true});
+  cases.push_back({"int x3, even ranks from MPI_BOTTOM", MPI_INT, 3, MPI_INT, 3, false, false, true, true});
+  cases.push_back(
+      {"vector(3,2,4) of int x2, even ranks from MPI_BOTTOM", vector, 2, vector, 2, false, false, false, true});
+  cases.push_back(
+      {"in place int x4, even ranks from MPI_BOTTOM", MPI_DATATYPE_NULL, 0, MPI_INT, 4, true, false, false, true});
   cases.push_back({"count 0", MPI_INT, 0, MPI_INT, 0});
   cases.push_back({"MPI_Alltoall_c double x5", MPI_DOUBLE, 5, MPI_DOUBLE, 5, false, true});
   cases.push_back({"MPI_Alltoall_c in place struct x1", MPI_DATATYPE_NULL, 0, record, 1, true, true});
@@ -95,9 +103,26 @@ void run_case(const TypeCase& c, MPI_Comm comm, const std::string& where) {
     got.fill(rank);
     want.fill(rank);
   }
-  const int rc = call_alltoall(c, send.data(), got.data(), comm, false);
+  TypeCase shim_call = c, reference_call = c;
+  const void* send_at = send.data();
+  void* got_at = got.data();
+  void* want_at = want.data();
+  shim::test::DerivedTypes absolute;
+  if (c.bottom_on_even_ranks && rank % 2 == 0) {
+    if (!c.in_place) {
+      shim_call.sendtype = reference_call.sendtype =
+          absolute.commit(shim::test::absolute_elements(send.data(), c.sendcount, c.sendtype));
+      shim_call.sendcount = reference_call.sendcount = 1;
+      send_at = MPI_BOTTOM;
+    }
+    shim_call.recvtype = absolute.commit(shim::test::absolute_elements(got.data(), c.recvcount, c.recvtype));
+    reference_call.recvtype = absolute.commit(shim::test::absolute_elements(want.data(), c.recvcount, c.recvtype));
+    shim_call.recvcount = reference_call.recvcount = 1;
+    got_at = want_at = MPI_BOTTOM;
+  }
+  const int rc = call_alltoall(shim_call, send_at, got_at, comm, false);
   check->expect(rc == MPI_SUCCESS, where + " " + c.name + ": MPI_Alltoall returned " + std::to_string(rc));
-  call_alltoall(c, send.data(), want.data(), comm, true);
+  call_alltoall(reference_call, send_at, want_at, comm, true);
 
   const auto mismatch = std::mismatch(got.bytes.begin(), got.bytes.end(), want.bytes.begin());
   check->expect(mismatch.first == got.bytes.end(), where + " " + c.name + ": differs from PMPI_Alltoall at byte " +

@@ -36,6 +36,9 @@ struct Case {
   // even ranks do.
   MPI_Datatype odd_type = MPI_DATATYPE_NULL;
   MPI_Count odd_count = 0;
+  // Even ranks pass the buffer as MPI_BOTTOM, the message one element of
+  // absolute addresses.
+  bool bottom_on_even_ranks = false;
 };
 
 std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
@@ -75,6 +78,9 @@ std::vector<Case> make_cases(shim::test::DerivedTypes& types) {
       {"int x70007, odd ranks contiguous(7,int) x10001 (pipelined)", MPI_INT, 70007, false, false, seven_ints, 10001});
   cases.push_back(
       {"int x12000, odd ranks vector(3,2,4) of int x2000 (pipelined)", MPI_INT, 12000, false, false, vector, 2000});
+  cases.push_back({"int x7, even ranks from MPI_BOTTOM", MPI_INT, 7, true, false, MPI_DATATYPE_NULL, 0, true});
+  cases.push_back({"double x20000 (pipelined), even ranks from MPI_BOTTOM", MPI_DOUBLE, 20000, false, false,
+                   MPI_DATATYPE_NULL, 0, true});
   cases.push_back({"count 0", MPI_INT, 0});
   cases.push_back({"MPI_Bcast_c double x3", MPI_DOUBLE, 3, true, true});
   return cases;
@@ -84,18 +90,28 @@ void run_case(const Case& c, int root, MPI_Comm comm, const std::string& where) 
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   const bool odd = c.odd_type != MPI_DATATYPE_NULL && rank % 2 == 1;
-  const MPI_Datatype type = odd ? c.odd_type : c.type;
-  const MPI_Count count = odd ? c.odd_count : c.count;
+  MPI_Datatype type = odd ? c.odd_type : c.type;
+  MPI_Count count = odd ? c.odd_count : c.count;
   TypedBuffer got(type, count);
   TypedBuffer want(type, count);
   if (rank == root) {
     got.fill(root + 1);
     want.fill(root + 1);
   }
-  const int rc = c.large_count_api ? MPI_Bcast_c(got.data(), count, type, root, comm)
-                                   : MPI_Bcast(got.data(), static_cast<int>(count), type, root, comm);
+  void* got_at = got.data();
+  void* want_at = want.data();
+  MPI_Datatype want_type = type;
+  shim::test::DerivedTypes absolute;
+  if (c.bottom_on_even_ranks && rank % 2 == 0) {
+    want_type = absolute.commit(shim::test::absolute_elements(want.data(), count, type));
+    type = absolute.commit(shim::test::absolute_elements(got.data(), count, type));
+    count = 1;
+    got_at = want_at = MPI_BOTTOM;
+  }
+  const int rc = c.large_count_api ? MPI_Bcast_c(got_at, count, type, root, comm)
+                                   : MPI_Bcast(got_at, static_cast<int>(count), type, root, comm);
   check->expect(rc == MPI_SUCCESS, where + " " + c.name + ": returned " + std::to_string(rc));
-  PMPI_Bcast_c(want.data(), count, type, root, comm);
+  PMPI_Bcast_c(want_at, count, want_type, root, comm);
   const auto mismatch = std::mismatch(got.bytes.begin(), got.bytes.end(), want.bytes.begin());
   check->expect(mismatch.first == got.bytes.end(),
                 where + " " + c.name + " root " + std::to_string(root) + ": differs from PMPI_Bcast at byte " +

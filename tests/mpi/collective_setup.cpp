@@ -48,6 +48,15 @@ MPI_Datatype DerivedTypes::negative_lb_int() {
   return commit(negative_lb);
 }
 
+MPI_Datatype absolute_elements(const void* buffer, MPI_Count count, MPI_Datatype type) {
+  MPI_Aint address = 0;
+  PMPI_Get_address(buffer, &address);
+  const MPI_Count displacement = address;
+  MPI_Datatype absolute = MPI_DATATYPE_NULL;
+  PMPI_Type_create_struct_c(1, &count, &displacement, &type, &absolute);
+  return absolute;
+}
+
 bool no_data(MPI_Datatype type, MPI_Count count) {
   int size = 0;
   PMPI_Type_size(type, &size);

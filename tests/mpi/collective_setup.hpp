@@ -32,6 +32,11 @@ class DerivedTypes {
   std::vector<MPI_Datatype> types_;
 };
 
+// `count` elements of `type` at `buffer` as one element of a new,
+// uncommitted datatype of absolute addresses: the same data, passed as
+// MPI_BOTTOM.
+MPI_Datatype absolute_elements(const void* buffer, MPI_Count count, MPI_Datatype type);
+
 // Whether `count` elements of `type` are no data at all (shim leaves such
 // calls to MPI, uncounted).
 bool no_data(MPI_Datatype type, MPI_Count count);
