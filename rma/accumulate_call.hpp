@@ -1,10 +1,16 @@
 // One call of the accumulate family, as the user made it. Compare-and-swap
-// has `compare`; the fetching calls have `result`.
+// has `compare`; the fetching calls have `result`. `form` says which call
+// it was where MPI checks the calls differently.
 #pragma once
 
 #include <mpi.h>
 
 namespace shim::rma {
+
+// MPI checks the buffers of the calls with counts and datatypes as user
+// buffers (null only as MPI_BOTTOM: MPI_ERR_BUFFER), those of the
+// single-element calls as arguments (never null: MPI_ERR_ARG).
+enum class AccumulateForm : unsigned char { counted, fetch_and_op, compare_and_swap };
 
 struct AccumulateCall {
   const void* origin = nullptr;
@@ -20,6 +26,7 @@ struct AccumulateCall {
   MPI_Datatype target_type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   bool fetch = false;
+  AccumulateForm form = AccumulateForm::counted;
 };
 
 }  // namespace shim::rma

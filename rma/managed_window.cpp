@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "common/bottom_buffer.hpp"
+#include "common/datatype_checks.hpp"
 #include "common/local_comm.hpp"
 #include "common/mpi_try.hpp"
 #include "rma/caller_computes.hpp"
@@ -349,15 +351,32 @@ int ManagedWindow::confirm_epoch(int target) {
 // result, target rank, displacement, target, op), then the epoch. The
 // operands follow in check_operands().
 int ManagedWindow::check(const AccumulateCall& call, Operands& operands) const {
-  if (call.op != MPI_NO_OP) SHIM_TRY(check_buffer(call.origin_count, call.origin_type, operands.origin));
+  const bool counted = call.form == AccumulateForm::counted;
+  if (call.form == AccumulateForm::compare_and_swap &&
+      (call.origin == nullptr || call.compare == nullptr || call.result == nullptr)) {
+    return MPI_ERR_ARG;
+  }
+  // MPI_Get_accumulate ignores the origin under MPI_NO_OP; MPI_Accumulate
+  // checks it, then refuses the op.
+  if (call.op != MPI_NO_OP || !call.fetch) {
+    SHIM_TRY(check_buffer(call.origin_count, call.origin_type, operands.origin));
+    if (counted && null_buffer_rejected(call.origin, call.origin_count, call.origin_type)) return MPI_ERR_BUFFER;
+  }
   DatatypeLayout* result = nullptr;
-  if (call.fetch) SHIM_TRY(check_buffer(call.result_count, call.result_type, result));
+  if (call.fetch) {
+    SHIM_TRY(check_buffer(call.result_count, call.result_type, result));
+    if (counted && null_buffer_rejected(call.result, call.result_count, call.result_type)) return MPI_ERR_BUFFER;
+  }
   if (call.target != MPI_PROC_NULL && (call.target < 0 || static_cast<std::size_t>(call.target) >= targets_.size())) {
     return MPI_ERR_RANK;
   }
   if (call.displacement < 0) return MPI_ERR_DISP;
   SHIM_TRY(check_buffer(call.target_count, call.target_type, operands.target));
   if (!accumulate_family_op(call.op) || (!call.fetch && call.op == MPI_NO_OP)) return MPI_ERR_OP;
+  if (call.form == AccumulateForm::fetch_and_op &&
+      ((call.op != MPI_NO_OP && call.origin == nullptr) || call.result == nullptr)) {
+    return MPI_ERR_ARG;
+  }
   if (call.compare != nullptr) SHIM_TRY(check_compare_and_swap(operands.target->basic));
   if (call.target == MPI_PROC_NULL) return MPI_SUCCESS;  // operands.bytes stays 0: nothing to do
   if (!access_.open_to(call.target)) return MPI_ERR_RMA_SYNC;
@@ -424,8 +443,10 @@ int ManagedWindow::accumulate(const AccumulateCall& call, MPI_Request* request) 
     const MPI_Count origin_bytes = call.origin_count * operands.origin->size;
     packed_origin.resize(static_cast<std::size_t>(origin_bytes));
     MPI_Count position = 0;
-    SHIM_TRY(PMPI_Pack_c(call.origin, call.origin_count, call.origin_type, packed_origin.data(), origin_bytes,
-                         &position, local_comm()));
+    RebasedBuffer user;  // MPI_BOTTOM under absolute addresses (ARMCI-MPI's direct IOV method)
+    SHIM_TRY(rebase_bottom(call.origin, call.origin_type, user));
+    SHIM_TRY(PMPI_Pack_c(user.base, call.origin_count, user.type, packed_origin.data(), origin_bytes, &position,
+                         local_comm()));
     stream = packed_origin.data();
   }
   std::shared_ptr<ResultAssembly> result;

@@ -1,5 +1,6 @@
 #include "rma/result_assembly.hpp"
 
+#include "common/bottom_buffer.hpp"
 #include "common/datatype_checks.hpp"
 #include "common/local_comm.hpp"
 #include "common/mpi_try.hpp"
@@ -23,7 +24,9 @@ int ResultAssembly::hold_type() {
 int ResultAssembly::finish() {
   done = true;
   MPI_Count position = 0;
-  return PMPI_Unpack_c(packed.data(), static_cast<MPI_Count>(packed.size()), &position, result_, count_, type_,
+  RebasedBuffer user;
+  SHIM_TRY(rebase_bottom(result_, type_, user));
+  return PMPI_Unpack_c(packed.data(), static_cast<MPI_Count>(packed.size()), &position, user.base, count_, user.type,
                        local_comm());
 }
 

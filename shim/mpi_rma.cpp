@@ -286,8 +286,9 @@ SHIM_EXPORT int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_
 
 SHIM_EXPORT int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                                  MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
-  const AccumulateCall call =
+  AccumulateCall call =
       fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op);
+  call.form = shim::rma::AccumulateForm::fetch_and_op;
   return dispatch(Op::fetch_and_op, win, call, nullptr, [&] {
     return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
   });
@@ -300,6 +301,7 @@ SHIM_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compar
   AccumulateCall call = fetching_call(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
                                       datatype, MPI_REPLACE);
   call.compare = compare_addr;
+  call.form = shim::rma::AccumulateForm::compare_and_swap;
   return dispatch(Op::compare_and_swap, win, call, nullptr, [&] {
     return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
   });

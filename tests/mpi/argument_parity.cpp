@@ -54,10 +54,28 @@ void user_sum(void* in, void* inout, int* count, MPI_Datatype*) {
   for (int k = 0; k < *count; ++k) static_cast<long*>(inout)[k] += static_cast<long*>(in)[k];
 }
 
-std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op) {
+// The first two elements of `buffer` as one element of absolute addresses,
+// for MPI_BOTTOM.
+MPI_Datatype absolute_pair(const long* buffer) {
+  MPI_Aint address = 0;
+  MPI_Get_address(buffer, &address);
+  const int length = 2;
+  const MPI_Datatype element = MPI_LONG;
+  MPI_Datatype pair = MPI_DATATYPE_NULL;
+  MPI_Type_create_struct(1, &length, &address, &element, &pair);
+  MPI_Type_commit(&pair);
+  return pair;
+}
+
+// The origin's and result's absolute types are made here, beside their
+// buffers, and freed by the caller.
+std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op, MPI_Datatype& origin_pair,
+                        MPI_Datatype& result_pair) {
   static long origin[kElements] = {1, 2, 3, 4, 5, 6, 7, 8};
   static long result[kElements] = {};
   static long compare = 0;
+  origin_pair = absolute_pair(origin);
+  result_pair = absolute_pair(result);
   auto acc = [](int count, MPI_Datatype type, int target, MPI_Aint disp, int target_count, MPI_Datatype target_type,
                 MPI_Op op) {
     return [=](const Window& w) {
@@ -84,6 +102,26 @@ std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op) {
       {"accumulate, MPI_NO_OP", true, acc(1, MPI_LONG, last, 0, 1, MPI_LONG, MPI_NO_OP)},
       {"accumulate, origin long into target int", true, acc(2, MPI_LONG, last, 0, 4, MPI_INT, MPI_SUM), MPI_ERR_TYPE},
       {"accumulate outside any epoch", false, acc(1, MPI_LONG, last, 0, 1, MPI_LONG, MPI_SUM)},
+      {"accumulate, MPI_NO_OP with origin count -1", true, acc(-1, MPI_LONG, last, 0, 1, MPI_LONG, MPI_NO_OP)},
+      {"accumulate, null origin", true,
+       [](const Window& w) { return MPI_Accumulate(nullptr, 2, MPI_LONG, 0, 0, 2, MPI_LONG, MPI_SUM, w.win); }},
+      {"accumulate, null origin with count 0", true,
+       [](const Window& w) { return MPI_Accumulate(nullptr, 0, MPI_LONG, 0, 0, 0, MPI_LONG, MPI_SUM, w.win); }},
+      {"accumulate from MPI_BOTTOM", true,
+       [=](const Window& w) { return MPI_Accumulate(MPI_BOTTOM, 1, origin_pair, 0, 0, 2, MPI_LONG, MPI_SUM, w.win); }},
+      {"get_accumulate, null origin", true,
+       [](const Window& w) {
+         return MPI_Get_accumulate(nullptr, 2, MPI_LONG, result, 2, MPI_LONG, 0, 0, 2, MPI_LONG, MPI_SUM, w.win);
+       }},
+      {"get_accumulate, null result", true,
+       [](const Window& w) {
+         return MPI_Get_accumulate(origin, 2, MPI_LONG, nullptr, 2, MPI_LONG, 0, 0, 2, MPI_LONG, MPI_SUM, w.win);
+       }},
+      {"get_accumulate from and into MPI_BOTTOM", true,
+       [=](const Window& w) {
+         return MPI_Get_accumulate(MPI_BOTTOM, 1, origin_pair, MPI_BOTTOM, 1, result_pair, 0, 0, 2, MPI_LONG, MPI_SUM,
+                                   w.win);
+       }},
       {"get_accumulate, valid", true,
        [](const Window& w) {
          return MPI_Get_accumulate(origin, 2, MPI_LONG, result, 2, MPI_LONG, 0, 0, 2, MPI_LONG, MPI_SUM, w.win);
@@ -124,6 +162,14 @@ std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op) {
        [=](const Window& w) { return MPI_Fetch_and_op(origin, result, MPI_LONG, 0, 0, user_op, w.win); }},
       {"fetch_and_op to MPI_PROC_NULL", true,
        [](const Window& w) { return MPI_Fetch_and_op(origin, result, MPI_LONG, MPI_PROC_NULL, 0, MPI_SUM, w.win); }},
+      {"fetch_and_op, null origin", true,
+       [](const Window& w) { return MPI_Fetch_and_op(nullptr, result, MPI_LONG, 0, 0, MPI_SUM, w.win); }},
+      {"fetch_and_op, null result", true,
+       [](const Window& w) { return MPI_Fetch_and_op(origin, nullptr, MPI_LONG, 0, 0, MPI_SUM, w.win); }},
+      {"fetch_and_op, MPI_NO_OP with null origin", true,
+       [](const Window& w) { return MPI_Fetch_and_op(nullptr, result, MPI_LONG, 0, 0, MPI_NO_OP, w.win); }},
+      {"fetch_and_op, null origin to rank -5", true,
+       [](const Window& w) { return MPI_Fetch_and_op(nullptr, result, MPI_LONG, -5, 0, MPI_SUM, w.win); }},
       {"fetch_and_op outside any epoch", false,
        [](const Window& w) { return MPI_Fetch_and_op(origin, result, MPI_LONG, 0, 0, MPI_SUM, w.win); }},
       {"compare_and_swap, valid", true,
@@ -134,12 +180,27 @@ std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op) {
        [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_LONG, 0, -1, w.win); }},
       {"compare_and_swap, MPI_DATATYPE_NULL", true,
        [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_DATATYPE_NULL, 0, 0, w.win); }},
+      {"compare_and_swap, null compare", true,
+       [](const Window& w) { return MPI_Compare_and_swap(origin, nullptr, result, MPI_LONG, 0, 0, w.win); }},
+      {"compare_and_swap, null origin", true,
+       [](const Window& w) { return MPI_Compare_and_swap(nullptr, &compare, result, MPI_LONG, 0, 0, w.win); }},
+      {"compare_and_swap, null result", true,
+       [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, nullptr, MPI_LONG, 0, 0, w.win); }},
+      {"compare_and_swap, null compare to rank -5", true,
+       [](const Window& w) { return MPI_Compare_and_swap(origin, nullptr, result, MPI_LONG, -5, 0, w.win); }},
       {"compare_and_swap outside any epoch", false,
        [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_LONG, 0, 0, w.win); }},
       {"raccumulate to rank = group size", true,
        [](const Window& w) {
          MPI_Request request = MPI_REQUEST_NULL;
          const int rc = MPI_Raccumulate(origin, 1, MPI_LONG, w.size, 0, 1, MPI_LONG, MPI_SUM, w.win, &request);
+         if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+         return rc;
+       }},
+      {"raccumulate, null origin", true,
+       [](const Window& w) {
+         MPI_Request request = MPI_REQUEST_NULL;
+         const int rc = MPI_Raccumulate(nullptr, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, w.win, &request);
          if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
          return rc;
        }},
@@ -184,7 +245,8 @@ int main(int argc, char** argv) {
                  &created.win);
   for (MPI_Win win : {native.win, allocated.win, created.win}) MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
 
-  for (const Case& c : cases(uncommitted, user_op)) {
+  MPI_Datatype origin_pair = MPI_DATATYPE_NULL, result_pair = MPI_DATATYPE_NULL;
+  for (const Case& c : cases(uncommitted, user_op, origin_pair, result_pair)) {
     const int mpich = run(c, native);
     const int expected = c.shim_class >= 0 ? c.shim_class : mpich;
     for (const auto& [label, window] : {std::pair{"MPI_Win_allocate", &allocated}, {"MPI_Win_create", &created}}) {
@@ -197,6 +259,8 @@ int main(int argc, char** argv) {
   for (Window* w : {&native, &allocated, &created}) MPI_Win_free(&w->win);
   MPI_Op_free(&user_op);
   MPI_Type_free(&uncommitted);
+  MPI_Type_free(&origin_pair);
+  MPI_Type_free(&result_pair);
   const int status = check.finish();
   MPI_Finalize();
   return status;
