@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/address.hpp"
 #include "common/message_tags.hpp"
 #include "common/mpi_try.hpp"
 
@@ -22,9 +23,6 @@ namespace {
 // 4 MiB (bench/bcast_links.py, 2026-11-27); scale model, ECO-like platform,
 // 64 x 8: 0.66x at 64 KiB.
 constexpr std::int64_t kSegmentsInFlight = 2;
-
-MPI_Aint address_of(const void* pointer) { return static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(pointer)); }
-void* pointer_at(MPI_Aint address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
 
 struct Piece {
   void* address;
