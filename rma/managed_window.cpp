@@ -348,7 +348,8 @@ int ManagedWindow::confirm_epoch(int target) {
 }
 
 // MPICH's own checks of the family, in its order: the arguments (origin,
-// result, target rank, displacement, target, op), then the epoch. The
+// result, target rank, displacement, target, op; null buffers where MPICH
+// looks at them, which differs between the calls), then the epoch. The
 // operands follow in check_operands().
 int ManagedWindow::check(const AccumulateCall& call, Operands& operands) const {
   const bool counted = call.form == AccumulateForm::counted;
