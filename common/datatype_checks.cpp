@@ -14,11 +14,12 @@ bool predefined_type(MPI_Datatype type) {
           combiner == MPI_COMBINER_F90_INTEGER);
 }
 
-// (The int forms: the simulated build's MPI has no large-count calls. A type
-// too large for an int answers with an error, and MPI gets the call.)
+// (The large-count form: with the int form a type of 2 GiB or more answered
+// "not committed", so the rank that passed it left a collective to MPI while
+// ranks that described the same message in smaller elements ran shim's.)
 bool committed_type(MPI_Datatype type) {
-  int bytes = 0;
-  return type != MPI_DATATYPE_NULL && PMPI_Pack_size(1, type, local_comm(), &bytes) == MPI_SUCCESS;
+  MPI_Count bytes = 0;
+  return type != MPI_DATATYPE_NULL && PMPI_Pack_size_c(1, type, local_comm(), &bytes) == MPI_SUCCESS;
 }
 
 bool null_buffer_rejected(const void* buffer, MPI_Count count, MPI_Datatype type) {

@@ -115,6 +115,14 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   return rc;
 }
 
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  if (!fits(incount)) return MPI_ERR_COUNT;
+  int bytes = 0;
+  const int rc = PMPI_Pack_size(static_cast<int>(incount), datatype, comm, &bytes);
+  *size = bytes;
+  return rc;
+}
+
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
                              MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
   int integers = 0, addresses = 0, types = 0;

@@ -40,6 +40,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               MPI_Datatype* newtype);
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size);
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size);
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
                              MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner);
 
