@@ -51,7 +51,12 @@ std::string AlltoallCall::explain_more(const Decision<AlltoallCall>& decision, C
 Measured AlltoallCall::measure(CommState&) const {
   const bool in_place = args.sendbuf == MPI_IN_PLACE;
   // Arguments native MPI must reject: let it, with its own error report.
-  if (args.recvtype == MPI_DATATYPE_NULL || args.recvcount < 0 || args.recvbuf == MPI_IN_PLACE ||
+  // Among them one buffer for both sides without MPI_IN_PLACE, which MPICH
+  // refuses where it can tell (the same datatype and count on both sides:
+  // otherwise, as with MPI_BOTTOM, equal pointers need not mean one buffer).
+  const bool one_buffer = !in_place && args.sendbuf == args.recvbuf && args.sendtype == args.recvtype &&
+                          args.sendcount == args.recvcount && args.sendcount != 0;
+  if (args.recvtype == MPI_DATATYPE_NULL || args.recvcount < 0 || args.recvbuf == MPI_IN_PLACE || one_buffer ||
       (!in_place && (args.sendtype == MPI_DATATYPE_NULL || args.sendcount < 0)) || !committed_type(args.recvtype) ||
       (!in_place && !committed_type(args.sendtype)) ||
       null_buffer_rejected(args.recvbuf, args.recvcount, args.recvtype) ||

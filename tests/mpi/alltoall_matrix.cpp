@@ -273,6 +273,16 @@ void control_api() {
   check->expect(shim_set_enabled(comm, 1) == MPI_SUCCESS, "switch on");
   run_case({"int x3 with shim switched on again", MPI_INT, 3, MPI_INT, 3, false, false, true}, comm, "on");
   check->expect(counters(SHIM_ALLTOALL_AUTO).calls == before.calls + 1, "switched-on call was counted once");
+
+  // One buffer for both sides without MPI_IN_PLACE: the error MPICH gives.
+  std::vector<int> both(static_cast<std::size_t>(2 * size), rank);
+  const int shim_rc = MPI_Alltoall(both.data(), 2, MPI_INT, both.data(), 2, MPI_INT, comm);
+  const int mpich_rc = PMPI_Alltoall(both.data(), 2, MPI_INT, both.data(), 2, MPI_INT, comm);
+  int shim_class = shim_rc, mpich_class = mpich_rc;
+  if (shim_rc != MPI_SUCCESS) PMPI_Error_class(shim_rc, &shim_class);
+  if (mpich_rc != MPI_SUCCESS) PMPI_Error_class(mpich_rc, &mpich_class);
+  check->expect(shim_class == mpich_class, "send buffer = receive buffer: class " + std::to_string(shim_class) +
+                                               ", MPICH's " + std::to_string(mpich_class));
   PMPI_Comm_free(&comm);
 }
 
