@@ -105,10 +105,9 @@ double node_pairs_extra_us(const AlltoallFacts& facts) {
          kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib;
 }
 
-// Node pairs post every partner's message at once up to kNodePairsInFlight
-// partners, as the scale model timed them; beyond, nothing was fitted.
+// As far as the scale model timed node pairs (kNodePairsMaxPartners).
 bool node_pairs_fit(const AlltoallFacts& facts) {
-  return facts.nodes > 1 && facts.ppn > 1 && node_pair_partners(facts) <= kNodePairsInFlight;
+  return facts.nodes > 1 && facts.ppn > 1 && node_pair_partners(facts) <= kNodePairsMaxPartners;
 }
 
 bool node_pairs_beat_sa(const AlltoallFacts& facts) {
@@ -155,19 +154,12 @@ constexpr std::array kRules = {
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
                  "one process per node: the exchange is already one message per node pair",
                  [](const AlltoallFacts& f) { return f.ppn <= 1; }},
-    AlltoallRule{"offload-node-pairs",
-                 "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && ceil((nodes - 1) / ppn) <= 24",
-                 AlltoallAlgorithm::node_pairs,
-                 "offload NIC: few messages through the NIC, one per pair of nodes as leader-based sends (Kumar, "
-                 "Mamidala and Panda, Figures 4 and 10), but from every core instead of one (scale model, "
-                 "docs/scale/networks.md)",
-                 [](const AlltoallFacts& f) { return offload_small(f) && node_pairs_fit(f); },
-                 [](const AlltoallFacts& f) { return explain_offload(f); }},
-    AlltoallRule{"offload-leader", "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX",
+    AlltoallRule{"offload-leader",
+                 "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && ceil((nodes - 1) / ppn) > 64",
                  AlltoallAlgorithm::leader,
-                 "offload NIC: one sender per node avoids contention on the NIC (Kumar, Mamidala and Panda, "
-                 "Figures 4 and 10)",
-                 [](const AlltoallFacts& f) { return offload_small(f); },
+                 "offload NIC, beyond the partners node pairs are weighed for: one sender per node avoids "
+                 "contention on the NIC (Kumar, Mamidala and Panda, Figures 4 and 10)",
+                 [](const AlltoallFacts& f) { return offload_small(f) && !node_pairs_fit(f); },
                  [](const AlltoallFacts& f) { return explain_offload(f); }},
     AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B && its extra send cost <= one wave",
                  AlltoallAlgorithm::linear,
@@ -196,7 +188,7 @@ constexpr std::array kRules = {
                                              : "") +
                           ", " + std::to_string(f.send_cost_ns) + " ns per message";
                  }},
-    AlltoallRule{"node-pairs", "ceil((nodes - 1) / ppn) <= 24 && SA's rail step costs more than what node pairs add",
+    AlltoallRule{"node-pairs", "ceil((nodes - 1) / ppn) <= 64 && SA's rail step costs more than what node pairs add",
                  AlltoallAlgorithm::node_pairs,
                  "per-message costs dominate: one message per pair of nodes, spread over the local ranks, where SA "
                  "sends one per rank and node (scale model, docs/scale/tiny.md)",

@@ -22,9 +22,9 @@ struct AlltoallThresholds {
   // Systems") measured SA ahead up to 16 KiB (2 KiB blocks x 8) on 64 x 8
   // InfiniPath; today's faster per-core copies move the crossover down.
   std::int64_t sa_max_bytes = 4 * 1024;
-  // On offload NICs, one message per pair of nodes (node pairs, or
-  // leader-based beyond kNodePairsInFlight partners) while that message
-  // (ppn^2 x block) stays this small; beyond it the copies dominate.
+  // On offload NICs beyond the partners node pairs are weighed for
+  // (kNodePairsMaxPartners), leader-based while its message between
+  // leaders (ppn^2 x block) stays this small; beyond it the copies dominate.
   std::int64_t leader_max_bytes = 8 * 1024;
   // The rail step of SA, RD and leader-based (an alltoall among equal local
   // ranks, or among leaders) posts its messages at once, point to point,
@@ -126,7 +126,8 @@ inline constexpr int kNativeBruckMinRanks = 8;
 // 7.7 / 10.7 / 25.3; 48 x 2 at 1 B 1.5 against 4.1; 16 x 16 at 4 B 3.5
 // against 3.4. Each partner adds the extra send cost (kReferenceSendCostNs).
 // Beyond kNodePairsInFlight partners (alltoall_schedules.hpp) the pairs
-// step is paced and the fit has no points, so SA's rules decide there.
+// step is paced; the same costs still pick the faster of the two there (see
+// kNodePairsMaxPartners).
 struct NodePairsCosts {
   double extra_us = 0.96;
   double us_per_partner = 0.043;
@@ -134,6 +135,15 @@ struct NodePairsCosts {
   double us_per_node_kib = 0.022;
 };
 inline constexpr NodePairsCosts kNodePairsCosts{};
+
+// Node pairs are weighed against SA up to this many partners per rank,
+// ceil((nodes - 1) / ppn): as far as the scale model timed the paced step
+// (docs/scale/tiny.md, onload platform, 1-32 B). 128 x 4 (32 partners) at 1
+// / 4 / 16 / 32 B: 2.0 / 2.3 / 4.7 / 8.3 us against SA's 5.5 / 7.6 / 14.1 /
+// 15.6; 96 x 2 (48) 2.6 / 2.7 / 3.1 / 3.7 against 4.8 / 5.2 / 7.0 / 9.3;
+// 128 x 2 (64) 3.5 / 3.6 / 4.1 / 4.8 against 4.9 / 5.5 / 8.0 / 11.4; the
+// costs above pick node pairs at all 18 points. Beyond 64 nothing was timed.
+inline constexpr int kNodePairsMaxPartners = 64;
 
 // Linear (every block straight to its rank, all at once) while the
 // communicator has at most this many processes (nodes x ppn) and blocks are

@@ -81,7 +81,8 @@ Measured AlltoallCall::measure(CommState&) const {
 }
 
 std::string AlltoallCall::describe(const CommState&, const topo::Hierarchy& hierarchy) const {
-  return hierarchy.layout().describe() + ", nodes from " + hierarchy.node_source();
+  return hierarchy.layout().describe() + ", nodes from " + hierarchy.node_source() + ", NIC " +
+         std::string(topo::name(config().nic));
 }
 
 void AlltoallCall::record(const Decision<AlltoallCall>& decision, CommState& state, const topo::Hierarchy&,

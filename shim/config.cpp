@@ -66,8 +66,8 @@ constexpr std::array kSpecs = {
                 "virtual nodes: world ranks [0,k), [k,2k), ... count as one node each, replacing detection",
                 [](std::string_view t, Config& c) { return parse_int_in(t, 1, 1 << 30, c.node_size); }},
     SettingSpec{"SHIM_NIC", "onload|offload", "the profile's, else onload",
-                "NIC class used by the alltoall policy (onload favours SA, offload one message per pair of nodes); "
-                "overrides the class measured in SHIM_PROFILE",
+                "NIC class used by the alltoall policy (offload: leader-based for small blocks beyond 64 node-pair "
+                "partners; otherwise the same rules for both); overrides the class measured in SHIM_PROFILE",
                 [](std::string_view t, Config& c) {
                   const auto nic = topo::parse_nic_class(t);
                   if (nic) c.nic = *nic;
@@ -87,8 +87,8 @@ constexpr std::array kSpecs = {
                 [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.sa_max_bytes); }},
     SettingSpec{
         "SHIM_ALLTOALL_LEADER_MAX", "bytes, optional K|M|G suffix", "8K",
-        "offload NICs: auto picks one message per pair of nodes (node pairs up to 24 partners, else leader-based) "
-        "while ppn^2 x block bytes <= this",
+        "offload NICs, beyond 64 node-pair partners (ceil((nodes - 1) / ppn)): auto picks leader-based while "
+        "ppn^2 x block bytes <= this",
         [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.leader_max_bytes); }},
     SettingSpec{"SHIM_ALLTOALL_RAIL_P2P_MAX", "bytes, optional K|M|G suffix", "32K",
                 "SA, RD and leader-based: the inter-node step posts its messages at once while each is <= this "

@@ -49,8 +49,8 @@ TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
   CHECK(pick(4096, 13, 5) == AlltoallAlgorithm::native);  // 65 processes
   CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);    // one node stays native
   CHECK(pick(64, 64, 1) == AlltoallAlgorithm::native);    // so does one process per node
-  // Offload NICs keep one message per pair of nodes while it applies.
-  CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::node_pairs);  // 4^2 x 256 B = 4 KiB
+  // Offload NICs follow the same rules while node pairs are weighed.
+  CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   CHECK(pick(1024, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   const AlltoallFacts facts{512, 4, 8, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("4 nodes x 8 <= 64 processes, block 512 B") !=
@@ -67,26 +67,24 @@ TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[p
 }
 
 TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 2 KiB per rank", "[policy]") {
-  // {block, nodes, ppn}: SA's rail step is Bruck there, and nodes x ppn x
-  // block is what each rank holds.
-  CHECK(pick(16, 96, 2) == AlltoallAlgorithm::native);  // 3 KiB
-  CHECK(rule_for({16, 96, 2, NicClass::onload, {}}).name == "many-nodes-bruck");
-  CHECK(pick(32, 128, 2) == AlltoallAlgorithm::native);
-  CHECK(pick(8, 128, 4) == AlltoallAlgorithm::native);  // 4 KiB
-  CHECK(pick(8, 96, 2) == AlltoallAlgorithm::sa);       // 1.5 KiB
-  CHECK(pick(8, 128, 2) == AlltoallAlgorithm::sa);      // 2 KiB exactly
-  CHECK(pick(4, 128, 4) == AlltoallAlgorithm::sa);      // 2 KiB exactly
+  // {block, nodes, ppn}: beyond the partners node pairs are weighed for, SA's
+  // rail step is Bruck there, and nodes x ppn x block is what each rank holds.
+  CHECK(pick(8, 192, 2) == AlltoallAlgorithm::native);  // 3 KiB
+  CHECK(rule_for({8, 192, 2, NicClass::onload, {}}).name == "many-nodes-bruck");
+  CHECK(pick(16, 256, 2) == AlltoallAlgorithm::native);
+  CHECK(pick(4, 192, 2) == AlltoallAlgorithm::sa);  // 1.5 KiB
+  CHECK(pick(4, 256, 2) == AlltoallAlgorithm::sa);  // 2 KiB exactly
   // A point-to-point rail step keeps SA however much each rank holds.
-  CHECK(pick(16, 128, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(256, 192, 2) == AlltoallAlgorithm::sa);
   CHECK(pick(1, 16, 16) == AlltoallAlgorithm::sa);
-  const AlltoallFacts facts{32, 128, 2, NicClass::onload, {}};
+  const AlltoallFacts facts{8, 192, 2, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
-            .find("128 nodes x 2 x block 32 B > 2 KiB, rail step 7 Bruck rounds") != std::string::npos);
+            .find("192 nodes x 2 x block 8 B > 2 KiB, rail step 8 Bruck rounds") != std::string::npos);
 }
 
 TEST_CASE("in place, no rule counts on MPI's Bruck", "[policy]") {
   // MPICH's alltoall in place runs p - 1 pairwise sendrecv_replace steps.
-  AlltoallFacts flat_bruck{16, 96, 2, NicClass::onload, {}};
+  AlltoallFacts flat_bruck{8, 192, 2, NicClass::onload, {}};
   REQUIRE(rule_for(flat_bruck).name == "many-nodes-bruck");
   flat_bruck.in_place = true;
   CHECK(rule_for(flat_bruck).outcome == AlltoallAlgorithm::sa);
@@ -113,9 +111,10 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(64, 64, 16) == AlltoallAlgorithm::sa);         // 64 KiB into each node
   CHECK(pick(1, 64, 4) == AlltoallAlgorithm::node_pairs);   // 1.5, SA 4.4
   CHECK(pick(32, 48, 2) == AlltoallAlgorithm::node_pairs);  // 2.0, SA 5.0
-  CHECK(pick(1, 96, 4) == AlltoallAlgorithm::node_pairs);   // 24 partners: the most the fit covers
-  CHECK(pick(1, 97, 4) == AlltoallAlgorithm::node_pairs);   // 24 partners, still
-  CHECK(pick(1, 98, 4) != AlltoallAlgorithm::node_pairs);   // 25
+  CHECK(pick(1, 96, 4) == AlltoallAlgorithm::node_pairs);   // 24 partners, all posted at once
+  CHECK(pick(1, 98, 4) == AlltoallAlgorithm::node_pairs);   // 25, paced
+  CHECK(pick(1, 257, 4) == AlltoallAlgorithm::node_pairs);  // 64: the most weighed
+  CHECK(pick(1, 258, 4) != AlltoallAlgorithm::node_pairs);  // 65
   CHECK(pick(1, 2, 16) == AlltoallAlgorithm::sa);           // one partner: a tie with SA's one message
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
@@ -162,7 +161,7 @@ TEST_CASE("where each message costs its sender more, the estimates count the mes
   CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, 999, 3}).outcome == AlltoallAlgorithm::node_pairs);
   CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, 1000, 3}).outcome == AlltoallAlgorithm::native);
   CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, kTcp, 8}).outcome == AlltoallAlgorithm::sa);
-  CHECK(rule_for(AlltoallFacts{1, 76, 8, NicClass::onload, {}, 25, 3}).outcome != AlltoallAlgorithm::node_pairs);
+  CHECK(rule_for(AlltoallFacts{1, 194, 8, NicClass::onload, {}, 25, 3}).outcome != AlltoallAlgorithm::node_pairs);
   CHECK(rule_for(AlltoallFacts{1, 64, 8, NicClass::onload, {}, 25, 3}).outcome == AlltoallAlgorithm::node_pairs);
   // Cheaper than the reference platform's: its fitted costs hold at least.
   for (int nodes : {8, 64}) {
@@ -172,21 +171,38 @@ TEST_CASE("where each message costs its sender more, the estimates count the mes
   }
 }
 
-TEST_CASE("offload NICs get one message per pair of nodes for small blocks", "[policy]") {
-  // Node pairs where they post every message at once, leader-based beyond.
-  // Scale model, ib-offload (docs/scale/networks.md): node pairs 1.5 / 3.2 us
-  // at 64 x 4 and 1 / 16 B against leader-based's 5.0 / 9.8; 3.9 / 26.5 at
-  // 64 x 16 against 10.4 / 63.4; 2.1 / 5.3 at 8 x 16 against 2.3 / 6.6.
-  CHECK(pick(128, 64, 8, NicClass::offload) == AlltoallAlgorithm::node_pairs);  // 8^2 x 128 B = 8 KiB
+TEST_CASE("offload NICs weigh node pairs against SA as onload ones do, leader-based beyond", "[policy]") {
+  // Scale model, ib-offload (docs/scale/networks.md): SA 1.0 / 1.2 us at 8 x
+  // 4 and 1 / 16 B against node pairs' 1.1 / 1.4, linear 3.4 at 256 B
+  // against 4.5; 8 x 16 1.7 / 4.3 against 2.1 / 5.3; node pairs 1.5 / 3.2 at
+  // 64 x 4 against SA's 4.5 / 7.6; 128 x 4 2.2 / 5.0 against 5.6 / 15.2.
+  CHECK(pick(1, 8, 4, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(16, 8, 4, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(256, 8, 4, NicClass::offload) == AlltoallAlgorithm::linear);
+  CHECK(pick(1, 8, 16, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(16, 8, 16, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(1, 64, 4, NicClass::offload) == AlltoallAlgorithm::node_pairs);
+  CHECK(pick(16, 64, 4, NicClass::offload) == AlltoallAlgorithm::node_pairs);
+  CHECK(pick(256, 64, 4, NicClass::offload) == AlltoallAlgorithm::sa);
   CHECK(pick(1, 64, 16, NicClass::offload) == AlltoallAlgorithm::node_pairs);
-  CHECK(pick(16, 64, 16, NicClass::offload) == AlltoallAlgorithm::node_pairs);
-  CHECK(pick(1, 8, 16, NicClass::offload) == AlltoallAlgorithm::node_pairs);
-  CHECK(rule_for({1, 97, 4, NicClass::offload, {}}).name == "offload-node-pairs");  // 24 partners
-  CHECK(rule_for({1, 98, 4, NicClass::offload, {}}).name == "offload-leader");      // 25
-  CHECK(pick(128, 128, 4, NicClass::offload) == AlltoallAlgorithm::leader);         // 32 partners
-  CHECK(pick(129, 64, 8, NicClass::offload) == AlltoallAlgorithm::sa);
-  CHECK(pick(2049, 64, 8, NicClass::offload) == AlltoallAlgorithm::native);
-  CHECK(pick(128, 64, 8, NicClass::onload) == AlltoallAlgorithm::sa);
+  CHECK(pick(1, 128, 4, NicClass::offload) == AlltoallAlgorithm::node_pairs);    // 32 partners
+  CHECK(pick(1, 129, 2, NicClass::offload) == AlltoallAlgorithm::node_pairs);    // 64
+  CHECK(rule_for({1, 130, 2, NicClass::offload, {}}).name == "offload-leader");  // 65
+  CHECK(pick(2048, 130, 2, NicClass::offload) == AlltoallAlgorithm::leader);     // 2^2 x 2 KiB = 8 KiB
+  CHECK(pick(2049, 130, 2, NicClass::offload) != AlltoallAlgorithm::leader);
+  CHECK(pick(1, 130, 2, NicClass::onload) != AlltoallAlgorithm::leader);
+}
+
+TEST_CASE("node pairs are weighed up to 64 partners, paced beyond 24", "[policy]") {
+  // Scale model, onload (docs/scale/tiny.md): node pairs beat SA at every
+  // size of 1-32 B at 128 x 4, 96 x 2 and 128 x 2 (32, 48, 64 partners).
+  for (const std::int64_t block : {1, 2, 4, 8, 16, 32}) {
+    INFO(block << " B");
+    CHECK(pick(block, 128, 4) == AlltoallAlgorithm::node_pairs);
+    CHECK(pick(block, 96, 2) == AlltoallAlgorithm::node_pairs);
+    CHECK(pick(block, 128, 2) == AlltoallAlgorithm::node_pairs);
+  }
+  CHECK(rule_for({1, 130, 2, NicClass::onload, {}}).name != "node-pairs");  // 65 partners
 }
 
 TEST_CASE("the block-independent rules are exactly the native-for-every-block layouts", "[policy]") {
