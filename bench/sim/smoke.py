@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""The scale model's smoke test (meson test 'sim smoke', a few seconds).
+"""The scale model's smoke test (meson test 'sim smoke', about 15 seconds).
 
-On the simulated onload platform, 4 nodes x 4 (consecutive, round-robin)
-and 3 uneven nodes (4, 4, 3):
-  - MPI_Alltoall through shim's SA, RD and leader schedules: results checked
+On the simulated onload platform, 4 nodes x 4 (consecutive, round-robin),
+3 uneven nodes (4, 4, 3), and 25 nodes of 2 with one of 1, whose one rank
+carries node pairs' 25 partners: more than go at once, so that step is
+paced (collectives/alltoall_schedules.hpp, kNodePairsInFlight):
+  - MPI_Alltoall through shim's SA, RD, leader, linear and node-pairs schedules: results checked
     byte by byte (sim_collectives --check), and the messages that cross
     between hosts during the call, read from SMPI's trace of the run
     (tracing/smpi/internals: every message, SMPI's own collectives'
@@ -27,7 +29,7 @@ import platforms  # noqa: E402
 import simrun  # noqa: E402
 from platforms import Layout  # noqa: E402
 
-LAYOUTS = [Layout.regular(4, 4), Layout.regular(4, 4, round_robin=True), Layout((4, 4, 3))]
+LAYOUTS = [Layout.regular(4, 4), Layout.regular(4, 4, round_robin=True), Layout((4, 4, 3)), Layout((2,) * 25 + (1,))]
 ALLTOALL_SIZES = [1, 24, 1000]
 BCAST_SIZES = [1, 300000]
 WINDOW_SECONDS = 1.0  # sim_collectives --count: each call alone in a window this long
