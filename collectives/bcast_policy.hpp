@@ -29,6 +29,11 @@ struct BcastFacts {
 // 43.1 / 169.0 against 12.4 / 19.0 / 34.3 / 125.9; 5 x 1 17.5 / 33.3 / 64.7
 // / 253.5 against 15.2 / 26.0 / 38.9 / 130.9. Left over: 4 x 1 at 96 KiB,
 // 16.9 against 19.6 (from 128 KiB the tree wins, 21.3 against 22.2).
+// The model has 4 KiB segments ahead of the one message on two nodes of one
+// at 5-48 KiB (2 x 1 at 16 KiB 2.7 against 4.2 us, from its per-message cost
+// curve of this machine's shared memory), but between two emulated hosts
+// they took 1.9-3.2x native's time at 8-16 KiB (README, "Broadcast"), so
+// those stay native too.
 
 // Where MPICH's own broadcast beats shim's pipelined two-level tree: each
 // node's ranks one block, at most kBcastFewNodes nodes, messages of
