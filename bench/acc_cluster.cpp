@@ -3,7 +3,8 @@
 // Every process accumulates into every other process's window (so every
 // route of the server map is used), then each server process reports its
 // request buffers (shim_get_server_counters), the peers that sent to it, its
-// VmHWM, its open file descriptors and sockets (/proc/self), beside the model
+// VmHWM and resident anonymous and shared memory, its open file descriptors
+// and sockets (/proc/self), beside the model
 // (rma/server_map) for the same layout and settings. Counts, not timings:
 // it may run with more ranks than cores. --model prints the model alone for
 // a large job without running one.
@@ -33,10 +34,13 @@ constexpr std::string_view kUsage = R"(      (any number of ranks; SHIM_NODE_SIZ
   --ppn P        processes per node for --model; default 12
 )";
 
-std::int64_t vm_hwm_kib() {
+// A "Name:   N kB" line of /proc/self/status, in KiB; -1 if absent.
+std::int64_t status_kib(std::string_view field) {
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6);
+    if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':') {
+      return std::atoll(line.c_str() + field.size() + 1);
+    }
   }
   return -1;
 }
@@ -171,21 +175,24 @@ void measure(const bench::Args& args) {
                                           model.peers,
                                           counters.peak_buffers_in_use,
                                           counters.messages_forwarded,
-                                          vm_hwm_kib(),
+                                          status_kib("VmHWM"),
+                                          status_kib("RssAnon"),
+                                          status_kib("RssShmem"),
                                           descriptors.open,
                                           descriptors.sockets};
   std::vector<std::int64_t> all(mine.size() * static_cast<std::size_t>(size));
   bench::check(MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(),
                           static_cast<int>(mine.size()), MPI_INT64_T, 0, MPI_COMM_WORLD),
                "MPI_Gather");
-  report.line("layout: " + std::to_string(size) + " processes on " + std::to_string(map.nodes()) +
-              " nodes, clusters of " + std::to_string(map.cluster_size()) + "; " +
-              std::to_string(config.server_credits) + " credits of " + std::to_string(config.server_buffer_bytes) +
-              " bytes");
-  report.columns(
-      {"processes", "g", "server_rank", "direct_bytes", "forward_bytes", "model_direct_bytes", "model_forward_bytes",
-       "peers", "model_peers", "peak_buffers_in_use", "forwarded", "vm_hwm_kib", "open_fds", "open_sockets"},
-      "one row per server");
+  report.line(
+      "layout: " + std::to_string(size) + " processes on " + std::to_string(map.nodes()) + " nodes, clusters of " +
+      std::to_string(map.cluster_size()) + "; " + std::to_string(config.server_credits) + " credits of " +
+      std::to_string(config.server_buffer_bytes) + " bytes; " +
+      (args.given("--quiet-servers") ? "servers' own processes do not accumulate" : "every process accumulates"));
+  report.columns({"processes", "g", "server_rank", "direct_bytes", "forward_bytes", "model_direct_bytes",
+                  "model_forward_bytes", "peers", "model_peers", "peak_buffers_in_use", "forwarded", "vm_hwm_kib",
+                  "rss_anon_kib", "rss_shmem_kib", "open_fds", "open_sockets"},
+                 "one row per server");
   for (int r = 0; r < size; ++r) {
     const std::int64_t* v = all.data() + static_cast<std::size_t>(r) * mine.size();
     if (v[0] == 0) continue;

@@ -112,9 +112,10 @@ def server_rows(build, n, ppn, g, credits):
     return {int(r["server_rank"]): r for r in rows}
 
 
-# From the default credits up: below 8, MPI's and UCX's own memory still
-# grows with the number of messages in flight (VmHWM rose 1.24 KiB per model
-# KiB from 1 to 8 credits at 16 processes, 1.02 from 8 to 32 and 32 to 64).
+# The default credits and four times as many: the buffers' growth is then
+# large beside VmHWM's spread from run to run. (VmHWM follows the model below
+# the default too: from 1 to 8 credits at 16 processes 0.99x its growth at
+# g = 1 and 1.08x at g = 4, 2026-11-29.)
 KERNEL_CREDITS = (32, 8)
 
 

@@ -35,7 +35,7 @@ class Args {
  public:
   Args(std::string_view usage, int argc, char** argv);
   bool flag(std::string_view name) const;
-  bool given(std::string_view name) const { return value(name).has_value(); }
+  bool given(std::string_view name) const { return flag(name) || value(name).has_value(); }
   std::optional<std::string> value(std::string_view name) const;
   std::string text(std::string_view name, std::string_view fallback) const;
   int count(std::string_view name, int fallback, int minimum = 0) const;
