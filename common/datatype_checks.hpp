@@ -15,11 +15,18 @@ bool predefined_type(MPI_Datatype type);
 // call to MPI, which reports it where it should.
 bool committed_type(MPI_Datatype type);
 // Whether MPI rejects `buffer` as null (MPICH 4.0.2's rule): a null buffer
-// holding data at address 0, of a predefined type or a derived one whose
-// data starts at its origin. Otherwise a null buffer is MPI_BOTTOM under a
-// datatype of absolute addresses, a valid buffer that some ranks of a
-// collective may pass where the others pass their own memory, so every rank
-// must take it the same way.
+// for data at address 0, of a predefined type or of a derived one with data
+// that starts at its origin. A null buffer under a derived type without data
+// is taken (nothing is read or written); under a datatype of absolute
+// addresses it is MPI_BOTTOM, a valid buffer that some ranks of a collective
+// may pass where the others pass their own memory, so every rank must take
+// it the same way.
 bool null_buffer_rejected(const void* buffer, MPI_Count count, MPI_Datatype type);
+// Whether `type` holds basic elements of different sizes (MPI_DOUBLE_INT, a
+// struct of a char and a double, ...). MPICH 4.0.2 (ch4:ucx) fails a
+// message of contiguous bytes received into such a type once it leaves the
+// eager protocol ("Message truncated" from 8 KiB here), where a message
+// sent with a datatype of the same signature arrives intact.
+bool mixes_element_sizes(MPI_Datatype type);
 
 }  // namespace shim

@@ -381,7 +381,13 @@ int ManagedWindow::check(const AccumulateCall& call, Operands& operands) const {
   if (call.compare != nullptr) SHIM_TRY(check_compare_and_swap(operands.target->basic));
   if (call.target == MPI_PROC_NULL) return MPI_SUCCESS;  // operands.bytes stays 0: nothing to do
   if (!access_.open_to(call.target)) return MPI_ERR_RMA_SYNC;
-  if (result != nullptr && result->basic != operands.target->basic) return MPI_ERR_TYPE;
+  // (Operands that hold no data move nothing, whatever their types, and
+  // MPICH takes them.)
+  const bool target_empty = call.target_count * operands.target->size == 0;
+  if (result != nullptr && result->basic != operands.target->basic &&
+      !(target_empty && call.result_count * result->size == 0)) {
+    return MPI_ERR_TYPE;
+  }
   return check_operands(call, operands);
 }
 
@@ -400,8 +406,10 @@ int ManagedWindow::check_operands(const AccumulateCall& call, Operands& operands
   const MPI_Datatype basic = target_layout.basic;
   operands.bytes = call.target_count * target_layout.size;
   if (operands.origin != nullptr) {
-    // (Empty operands of different types move nothing, and MPICH takes them.)
-    if (operands.origin->basic != basic && (call.origin_count > 0 || call.target_count > 0)) return MPI_ERR_TYPE;
+    if (operands.origin->basic != basic &&
+        (call.origin_count * operands.origin->size > 0 || call.target_count * target_layout.size > 0)) {
+      return MPI_ERR_TYPE;
+    }
     operands.bytes = std::min<std::int64_t>(operands.bytes, call.origin_count * operands.origin->size);
   }
   if (call.fetch) {

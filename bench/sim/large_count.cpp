@@ -134,4 +134,23 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI
   return rc;
 }
 
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count[], MPI_Datatype array_of_datatypes[]) {
+  if (max_large_counts != 0 || !fits(max_integers) || !fits(max_addresses) || !fits(max_datatypes)) {
+    return MPI_ERR_COUNT;
+  }
+  return PMPI_Type_get_contents(datatype, static_cast<int>(max_integers), static_cast<int>(max_addresses),
+                                static_cast<int>(max_datatypes), array_of_integers, array_of_addresses,
+                                array_of_datatypes);
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  smpi_MPI_Count lb = 0, extent = 0;
+  const int rc = PMPI_Type_get_true_extent_x(datatype, &lb, &extent);
+  *true_lb = lb;
+  *true_extent = extent;
+  return rc;
+}
+
 }  // extern "C"

@@ -34,6 +34,9 @@ struct TypeCase {
   // Even ranks pass their buffers as MPI_BOTTOM, each block one element of
   // absolute addresses; odd ranks pass them as they are.
   bool bottom_on_even_ranks = false;
+  // Received into elements of different sizes: left to MPI whatever the
+  // algorithm (shim's schedules would receive packed bytes into it).
+  bool mixed_element_sizes = false;
 };
 
 using shim::test::pattern;
@@ -69,6 +72,10 @@ std::vector<TypeCase> make_cases(shim::test::DerivedTypes& types) {
   cases.push_back({"indexed {1,0} x3 sent, int x6 received", swapped, 3, MPI_INT, 6});
 
   cases.push_back({"MPI_DOUBLE_INT pair x2", MPI_DOUBLE_INT, 2, MPI_DOUBLE_INT, 2});
+  // Elements of mixed sizes in blocks beyond MPICH's eager size, which
+  // MPICH 4.0.2 cannot receive packed bytes into: shim leaves them to MPI.
+  cases.push_back({"MPI_DOUBLE_INT pair x1024 (12 KiB blocks)", MPI_DOUBLE_INT, 1024, MPI_DOUBLE_INT, 1024});
+  cases.push_back({"struct {int,double,char} x1024 (13 KiB blocks)", record, 1024, record, 1024});
   cases.push_back({"in place int x4", MPI_DATATYPE_NULL, 0, MPI_INT, 4, true});
   cases.push_back({"in place vector(3,2,4) x1", MPI_DATATYPE_NULL, 0, vector, 1, true});
   cases.push_back({"int x3, even ranks from MPI_BOTTOM", MPI_INT, 3, MPI_INT, 3, false, false, true, true});
@@ -79,6 +86,24 @@ std::vector<TypeCase> make_cases(shim::test::DerivedTypes& types) {
   cases.push_back({"count 0", MPI_INT, 0, MPI_INT, 0});
   cases.push_back({"MPI_Alltoall_c double x5", MPI_DOUBLE, 5, MPI_DOUBLE, 5, false, true});
   cases.push_back({"MPI_Alltoall_c in place struct x1", MPI_DATATYPE_NULL, 0, record, 1, true, true});
+
+  // A struct whose elements are all 4 bytes runs shim's algorithms, small
+  // and beyond the eager size.
+  const int pair_lengths[2] = {1, 2};
+  const MPI_Aint pair_displs[2] = {0, 8};
+  const MPI_Datatype pair_types[2] = {MPI_INT, MPI_FLOAT};
+  MPI_Datatype int_floats, spaced_int_floats;
+  PMPI_Type_create_struct(2, pair_lengths, pair_displs, pair_types, &int_floats);
+  PMPI_Type_create_resized(int_floats, 0, 20, &spaced_int_floats);
+  PMPI_Type_free(&int_floats);
+  spaced_int_floats = types.commit(spaced_int_floats);
+  cases.push_back({"struct {int,_,float,float} extent 20 x3", spaced_int_floats, 3, spaced_int_floats, 3});
+  cases.push_back({"struct {int,_,float,float} extent 20 x1500 (17.6 KiB blocks)", spaced_int_floats, 1500,
+                   spaced_int_floats, 1500});
+  // (Not in place: MPICH 4.0.2's own in-place alltoall, the reference,
+  // fails beyond the eager size for a non-contiguous type, shim's or not.)
+
+  for (TypeCase& c : cases) c.mixed_element_sizes = c.recvtype == MPI_DOUBLE_INT || c.recvtype == record;
   return cases;
 }
 
@@ -176,7 +201,7 @@ void run_matrix(const std::vector<TypeCase>& cases) {
       long handled = 0;
       for (const TypeCase& c : cases) {
         run_case(c, named.comm, where);
-        handled += shim::test::no_data(c.recvtype, c.recvcount) ? 0 : 1;
+        handled += shim::test::no_data(c.recvtype, c.recvcount) || c.mixed_element_sizes ? 0 : 1;
       }
       // Empty exchanges go to native untouched and uncounted; every other
       // call must have run the algorithm that was asked for.

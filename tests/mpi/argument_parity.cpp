@@ -69,7 +69,7 @@ MPI_Datatype absolute_pair(const long* buffer) {
 
 // The origin's and result's absolute types are made here, beside their
 // buffers, and freed by the caller.
-std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op, MPI_Datatype& origin_pair,
+std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Datatype empty, MPI_Op user_op, MPI_Datatype& origin_pair,
                         MPI_Datatype& result_pair) {
   static long origin[kElements] = {1, 2, 3, 4, 5, 6, 7, 8};
   static long result[kElements] = {};
@@ -102,6 +102,20 @@ std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Op user_op, MPI_Datatype& 
       {"accumulate, MPI_NO_OP", true, acc(1, MPI_LONG, last, 0, 1, MPI_LONG, MPI_NO_OP)},
       {"accumulate, origin long into target int", true, acc(2, MPI_LONG, last, 0, 4, MPI_INT, MPI_SUM), MPI_ERR_TYPE},
       {"accumulate outside any epoch", false, acc(1, MPI_LONG, last, 0, 1, MPI_LONG, MPI_SUM)},
+      // Operands without data move nothing: MPICH takes them whatever their
+      // types and buffers (MPICH's own badrma test calls these).
+      {"accumulate, empty origin type into 0 MPI_INT", true, acc(1, empty, last, 0, 0, MPI_INT, MPI_SUM)},
+      {"accumulate, 0 MPI_INT into 0 MPI_LONG", true, acc(0, MPI_INT, last, 0, 0, MPI_LONG, MPI_SUM)},
+      {"accumulate, null origin of an empty type", true,
+       [=](const Window& w) { return MPI_Accumulate(nullptr, 1, empty, 0, 0, 0, MPI_LONG, MPI_SUM, w.win); }},
+      {"get_accumulate, 0 MPI_INT result for 0 MPI_LONG", true,
+       [](const Window& w) {
+         return MPI_Get_accumulate(origin, 0, MPI_LONG, result, 0, MPI_INT, 0, 0, 0, MPI_LONG, MPI_SUM, w.win);
+       }},
+      {"get_accumulate, null result of an empty type", true,
+       [=](const Window& w) {
+         return MPI_Get_accumulate(nullptr, 0, MPI_LONG, nullptr, 1, empty, 0, 0, 0, MPI_LONG, MPI_SUM, w.win);
+       }},
       {"accumulate, MPI_NO_OP with origin count -1", true, acc(-1, MPI_LONG, last, 0, 1, MPI_LONG, MPI_NO_OP)},
       {"accumulate, null origin", true,
        [](const Window& w) { return MPI_Accumulate(nullptr, 2, MPI_LONG, 0, 0, 2, MPI_LONG, MPI_SUM, w.win); }},
@@ -231,6 +245,9 @@ int main(int argc, char** argv) {
 
   MPI_Datatype uncommitted = MPI_DATATYPE_NULL;
   MPI_Type_contiguous(2, MPI_LONG, &uncommitted);
+  MPI_Datatype empty = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(0, MPI_LONG, &empty);
+  MPI_Type_commit(&empty);
   MPI_Op user_op = MPI_OP_NULL;
   MPI_Op_create(user_sum, 1, &user_op);
 
@@ -246,7 +263,7 @@ int main(int argc, char** argv) {
   for (MPI_Win win : {native.win, allocated.win, created.win}) MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
 
   MPI_Datatype origin_pair = MPI_DATATYPE_NULL, result_pair = MPI_DATATYPE_NULL;
-  for (const Case& c : cases(uncommitted, user_op, origin_pair, result_pair)) {
+  for (const Case& c : cases(uncommitted, empty, user_op, origin_pair, result_pair)) {
     const int mpich = run(c, native);
     const int expected = c.shim_class >= 0 ? c.shim_class : mpich;
     for (const auto& [label, window] : {std::pair{"MPI_Win_allocate", &allocated}, {"MPI_Win_create", &created}}) {
@@ -259,6 +276,7 @@ int main(int argc, char** argv) {
   for (Window* w : {&native, &allocated, &created}) MPI_Win_free(&w->win);
   MPI_Op_free(&user_op);
   MPI_Type_free(&uncommitted);
+  MPI_Type_free(&empty);
   MPI_Type_free(&origin_pair);
   MPI_Type_free(&result_pair);
   const int status = check.finish();

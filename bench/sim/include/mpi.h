@@ -43,6 +43,11 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size);
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size);
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
                              MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner);
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[]);
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
 
 #ifdef __cplusplus
 }
