@@ -12,6 +12,9 @@ and modelled.
    them made those figures the scheduler's. g is fixed at MPI_Init, so
    each runs as its own acc_latency job, alternating (--runs each); the
    figures are medians over runs of each run's median.
+   With --hosts (as root), the same two routes between 4 emulated hosts on
+   100 Mbit/s links (bench/four_slow_hosts.spec), one rank per host, where
+   the links, not this machine's cores, bound a 1 MiB stream.
 2. Per-server request buffers, peers, VmHWM, open descriptors and sockets from
    bench/acc_cluster after every process accumulated into every other, for
    N processes on virtual nodes of --ppn, unclustered (g=1) and clustered
@@ -28,6 +31,7 @@ and modelled.
 Writes acc_cluster.png and the tables (markdown) to --out.
 
   bench/acc_cluster.py [--build DIR] [--out DIR] [--runs R] [--repeats R] [--sizes 4,8,16,32] [--ppn P]
+                       [--no-latency] [--hosts]
 """
 import argparse
 import csv
@@ -44,7 +48,8 @@ def run_csv(command, env):
     out = subprocess.run(command, env=full, capture_output=True, text=True, timeout=900)
     if out.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
-    rows = [line for line in out.stdout.splitlines() if line and not line.startswith("#")]
+    rows = [line for line in out.stdout.splitlines()
+            if line and not line.startswith("#") and not line.startswith("vcluster:")]
     return list(csv.DictReader(io.StringIO("\n".join(rows))))
 
 
@@ -79,6 +84,34 @@ def latency(build, runs):
         pairs = list(zip(samples[faster], samples[slower]))
         lines.append(f"| {slower} / {faster} (median of same-run ratios) | "
                      f"{median([s[0] / f[0] for f, s in pairs]):.2f} | {median([s[1] / f[1] for f, s in pairs]):.2f} |")
+    return lines
+
+
+# The same two routes between emulated hosts whose links, 100 Mbit/s each
+# way (bench/four_slow_hosts.spec), bound a 1 MiB stream before this
+# machine's 2 cores do: one rank per host, rank 0 to rank 3, g=1 direct and
+# g=2 forwarded by rank 2's server, over two links where direct takes one.
+HOSTS_CASES = (("direct, 4 hosts", "1"), ("forwarded, 4 hosts", "2"))
+
+
+def hosts(build, runs):
+    program = os.path.join(build, "bench", "acc_latency")
+    vcluster = os.path.join(HERE, "..", "tools", "vcluster")
+    spec = os.path.join(HERE, "four_slow_hosts.spec")
+    samples = {name: [] for name, _ in HOSTS_CASES}
+    for _ in range(runs):
+        for name, g in HOSTS_CASES:
+            rows = run_csv([vcluster, "session", spec, "--", "mpiexec", "-n", "4", program, "--paths", "owner",
+                            "--sizes", "8,1M", "--rounds", "3", "--idle-asleep", "--csv"],
+                           {"VCLUSTER_NAME": os.environ.get("VCLUSTER_NAME", "acccl"), "SHIM_SERVER_CLUSTER": g})
+            by_size = {int(r["bytes"]): r for r in rows}
+            samples[name].append((float(by_size[8]["latency_us"]), float(by_size[1 << 20]["bandwidth_mbs"])))
+    lines = ["| path (100 Mbit/s links) | 8 B latency (us) | 1 MiB bandwidth (MB/s) |", "|---|---|---|"]
+    for name, values in samples.items():
+        lines.append(f"| {name} | {median([v[0] for v in values]):.2f} | {median([v[1] for v in values]):.2f} |")
+    pairs = list(zip(samples["direct, 4 hosts"], samples["forwarded, 4 hosts"]))
+    lines.append(f"| forwarded / direct (median of same-run ratios) | {median([s[0] / f[0] for f, s in pairs]):.2f} | "
+                 f"{median([s[1] / f[1] for f, s in pairs]):.3f} |")
     return lines
 
 
@@ -219,11 +252,15 @@ def main():
     parser.add_argument("--ppn", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--hosts", action="store_true",
+                        help="also direct against forwarded between 4 emulated hosts (as root)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     if not args.no_latency:
         print("\n".join(latency(args.build, args.runs)) + "\n")
+    if args.hosts:
+        print("\n".join(hosts(args.build, args.runs)) + "\n")
     points, lines = memory(args.build, [int(s) for s in args.sizes.split(",")], args.ppn)
     print("\n".join(lines) + "\n")
     if args.ppn > 1:
