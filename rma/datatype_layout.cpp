@@ -76,6 +76,14 @@ int describe(MPI_Datatype type, DatatypeLayout& layout) {
   // padding, so it is never dense).
   layout.dense = layout.true_lb == 0 && layout.true_extent == layout.size && layout.extent == layout.size &&
                  basic_extent == layout.basic_size;
+  if (layout.dense && !predefined_type(type)) {
+    // Without gaps is not yet in order: MPI pairs elements in typemap order,
+    // and a permuting type (indexed {2,0,1}, a transpose) covers its memory
+    // in another. Dense only if its runs, in typemap order, are the memory.
+    layout.dense = false;
+    SHIM_TRY(compute_runs(type, layout));
+    layout.dense = layout.runs.size() == 1 && layout.runs.front().offset == 0;
+  }
   return MPI_SUCCESS;
 }
 

@@ -58,6 +58,15 @@ const Layout& layout(const TypeInfo& t, Shape shape) {
       l.extent = 9 * s;
       break;
     }
+    case Shape::Permuted3: {
+      // Typemap order is not memory order: MPI pairs elements in the former.
+      const int lengths[3] = {1, 1, 1}, displs[3] = {2, 0, 1};
+      PMPI_Type_indexed(3, lengths, displs, t.dt, &dt);
+      l.name = std::string("indexed{1@2,1@0,1@1} of ") + t.name;
+      units = {2, 0, 1};
+      l.extent = 3 * s;
+      break;
+    }
     case Shape::Contig2:
       PMPI_Type_contiguous(2, t.dt, &dt);
       l.name = std::string("contiguous(2) of ") + t.name;

@@ -13,7 +13,7 @@
 
 namespace shim::test::accumulate {
 
-enum class Shape { Basic, Vector3s2, Resized2, Resized3, IndexedA, IndexedB, Contig2 };
+enum class Shape { Basic, Vector3s2, Resized2, Resized3, IndexedA, IndexedB, Contig2, Permuted3 };
 
 struct Layout {
   std::string name;

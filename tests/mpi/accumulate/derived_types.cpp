@@ -20,14 +20,15 @@ namespace {
 class DerivedItem : public Item {
  public:
   DerivedItem(const OpInfo& op, const TypeInfo& type) : op_(op), type_(type) {}
-  // Per origin: a (3 elements), b (5), c (5), d (9), e (4).
-  static constexpr int kSpan[5] = {3, 5, 5, 9, 4};
+  // Per origin: a (3 elements), b (5), c (5), d (9), e (4), f (3), g (3).
+  static constexpr int kBlocks = 7;
+  static constexpr int kSpan[kBlocks] = {3, 5, 5, 9, 4, 3, 3};
   void place(Cursor& cursor, int P) override {
     const auto s = static_cast<MPI_Aint>(type_.size);
     shared_ = op_.reorderable ? cursor.take(5 * s) : -1;
     own_.clear();
     for (int o = 0; o < P; ++o)
-      for (int b = 0; b < 5; ++b) own_.push_back(cursor.take(kSpan[b] * s));
+      for (int b = 0; b < kBlocks; ++b) own_.push_back(cursor.take(kSpan[b] * s));
   }
   void init(Model& m, int P, int t) const override {
     const std::string name = std::string("derived types ") + op_.name + " " + type_.name;
@@ -36,9 +37,9 @@ class DerivedItem : public Item {
       m.block(
           shared_, type_, 5, name + " shared strided block", [&](int e) { return init_seed(op_, t, e); }, known);
     for (int o = 0; o < P; ++o)
-      for (int b = 0; b < 5; ++b)
+      for (int b = 0; b < kBlocks; ++b)
         m.block(
-            own_[static_cast<std::size_t>(o * 5 + b)], type_, kSpan[b],
+            own_[static_cast<std::size_t>(o * kBlocks + b)], type_, kSpan[b],
             name + " block " + static_cast<char>('a' + b) + " of origin " + str(o),
             [&](int e) { return init_seed(op_, t, e + b + o % 4); }, known);
   }
@@ -49,7 +50,7 @@ class DerivedItem : public Item {
       for (std::size_t k = 0; k < n; ++k) r.seeds.push_back(operand_seed(op_, x.o, x.t, static_cast<int>(k) + salt));
       out.push_back(std::move(r));
     };
-    auto own = [&](int b) { return own_[static_cast<std::size_t>(x.o * 5 + b)]; };
+    auto own = [&](int b) { return own_[static_cast<std::size_t>(x.o * kBlocks + b)]; };
     if (shared_ >= 0) {
       RmaOp r = typed(acc_fn(x.variant, x.passive), op_, type_, Shape::Basic, 3, Shape::Vector3s2, 1, shared_,
                       Shape::Basic, 0, "strided target shared by all origins");
@@ -92,6 +93,22 @@ class DerivedItem : public Item {
                       : typed(acc_fn(x.variant + 5, x.passive), op_, type_, Shape::Basic, 4, Shape::Contig2, 2, own(4),
                               Shape::Basic, 0, "e");
       seeds(r, 5);
+    }
+    // (f) contiguous origin into a target whose typemap permutes its memory,
+    // results contiguous: element i of the origin meets the target's i-th
+    // typemap element, and its old value lands at result i.
+    {
+      RmaOp r = typed(gacc_fn(x.variant + 6, x.passive), op_, type_, Shape::Basic, 3, Shape::Permuted3, 1, own(5),
+                      Shape::Basic, 3, "f");
+      seeds(r, 6);
+    }
+    // (g) a permuting origin into a contiguous target.
+    {
+      RmaOp r = no_op ? typed(gacc_fn(x.variant + 7, x.passive), op_, type_, Shape::Permuted3, 1, Shape::Basic, 3,
+                              own(6), Shape::Permuted3, 1, "g")
+                      : typed(acc_fn(x.variant + 7, x.passive), op_, type_, Shape::Permuted3, 1, Shape::Basic, 3,
+                              own(6), Shape::Basic, 0, "g");
+      seeds(r, 7);
     }
   }
 
