@@ -67,24 +67,35 @@ LATENCY_CASES = (("direct, 2 ranks", 2, "1"), ("g=2, 2 ranks", 2, "2"),
                  ("direct, 4 ranks", 4, "1"), ("forwarded, 4 ranks", 4, "2"))
 
 
+def route_table(title, cases, runs, run_case, ratios):
+    """Runs every case once per run, alternating, and tabulates the medians of
+    8 B latency and 1 MiB bandwidth, then of the same-run ratios named in
+    `ratios` as (label, slower case, faster case)."""
+    samples = {case[0]: [] for case in cases}
+    for _ in range(runs):
+        for case in cases:
+            by_size = {int(r["bytes"]): r for r in run_case(case)}
+            samples[case[0]].append((float(by_size[8]["latency_us"]), float(by_size[1 << 20]["bandwidth_mbs"])))
+    lines = [f"| {title} | 8 B latency (us) | 1 MiB bandwidth (MB/s) |", "|---|---|---|"]
+    for name, values in samples.items():
+        lines.append(f"| {name} | {median([v[0] for v in values]):.2f} | {median([v[1] for v in values]):.2f} |")
+    for label, slower, faster in ratios:
+        pairs = list(zip(samples[faster], samples[slower]))
+        lines.append(f"| {label} (median of same-run ratios) | {median([s[0] / f[0] for f, s in pairs]):.2f} | "
+                     f"{median([s[1] / f[1] for f, s in pairs]):.3f} |")
+    return lines
+
+
 def latency(build, runs):
     program = os.path.join(build, "bench", "acc_latency")
-    samples = {name: [] for name, _, _ in LATENCY_CASES}
-    for _ in range(runs):
-        for name, ranks, g in LATENCY_CASES:
-            rows = run_csv(["mpiexec", "-n", str(ranks), program, "--paths", "owner", "--sizes", "8,1M", "--rounds",
-                            "5", "--batch-ms", "30", "--idle-asleep", "--csv"],
-                           {"SHIM_NODE_SIZE": "1", "SHIM_SERVER_CLUSTER": g})
-            by_size = {int(r["bytes"]): r for r in rows}
-            samples[name].append((float(by_size[8]["latency_us"]), float(by_size[1 << 20]["bandwidth_mbs"])))
-    lines = ["| path | 8 B latency (us) | 1 MiB bandwidth (MB/s) |", "|---|---|---|"]
-    for name, values in samples.items():
-        lines.append(f"| {name} | {median([v[0] for v in values]):.2f} | {median([v[1] for v in values]):.1f} |")
-    for slower, faster in (("g=2, 2 ranks", "direct, 2 ranks"), ("forwarded, 4 ranks", "direct, 4 ranks")):
-        pairs = list(zip(samples[faster], samples[slower]))
-        lines.append(f"| {slower} / {faster} (median of same-run ratios) | "
-                     f"{median([s[0] / f[0] for f, s in pairs]):.2f} | {median([s[1] / f[1] for f, s in pairs]):.2f} |")
-    return lines
+    def run_case(case):
+        _, ranks, g = case
+        return run_csv(["mpiexec", "-n", str(ranks), program, "--paths", "owner", "--sizes", "8,1M", "--rounds", "5",
+                        "--batch-ms", "30", "--idle-asleep", "--csv"],
+                       {"SHIM_NODE_SIZE": "1", "SHIM_SERVER_CLUSTER": g})
+    return route_table("path", LATENCY_CASES, runs, run_case,
+                       (("g=2 / direct, 2 ranks", "g=2, 2 ranks", "direct, 2 ranks"),
+                        ("forwarded / direct, 4 ranks", "forwarded, 4 ranks", "direct, 4 ranks")))
 
 
 # The same two routes between emulated hosts whose links, 100 Mbit/s each
@@ -98,21 +109,12 @@ def hosts(build, runs):
     program = os.path.join(build, "bench", "acc_latency")
     vcluster = os.path.join(HERE, "..", "tools", "vcluster")
     spec = os.path.join(HERE, "four_slow_hosts.spec")
-    samples = {name: [] for name, _ in HOSTS_CASES}
-    for _ in range(runs):
-        for name, g in HOSTS_CASES:
-            rows = run_csv([vcluster, "session", spec, "--", "mpiexec", "-n", "4", program, "--paths", "owner",
-                            "--sizes", "8,1M", "--rounds", "3", "--idle-asleep", "--csv"],
-                           {"VCLUSTER_NAME": os.environ.get("VCLUSTER_NAME", "acccl"), "SHIM_SERVER_CLUSTER": g})
-            by_size = {int(r["bytes"]): r for r in rows}
-            samples[name].append((float(by_size[8]["latency_us"]), float(by_size[1 << 20]["bandwidth_mbs"])))
-    lines = ["| path (100 Mbit/s links) | 8 B latency (us) | 1 MiB bandwidth (MB/s) |", "|---|---|---|"]
-    for name, values in samples.items():
-        lines.append(f"| {name} | {median([v[0] for v in values]):.2f} | {median([v[1] for v in values]):.2f} |")
-    pairs = list(zip(samples["direct, 4 hosts"], samples["forwarded, 4 hosts"]))
-    lines.append(f"| forwarded / direct (median of same-run ratios) | {median([s[0] / f[0] for f, s in pairs]):.2f} | "
-                 f"{median([s[1] / f[1] for f, s in pairs]):.3f} |")
-    return lines
+    def run_case(case):
+        return run_csv([vcluster, "session", spec, "--", "mpiexec", "-n", "4", program, "--paths", "owner",
+                        "--sizes", "8,1M", "--rounds", "3", "--idle-asleep", "--csv"],
+                       {"VCLUSTER_NAME": os.environ.get("VCLUSTER_NAME", "acccl"), "SHIM_SERVER_CLUSTER": case[1]})
+    return route_table("path (100 Mbit/s links)", HOSTS_CASES, runs, run_case,
+                       (("forwarded / direct", "forwarded, 4 hosts", "direct, 4 hosts"),))
 
 
 def memory(build, sizes, ppn):

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <functional>
+
 namespace shim {
 
 // A predefined datatype (named, or a Fortran parameterised one): never to
@@ -27,6 +29,13 @@ bool null_buffer_rejected(const void* buffer, MPI_Count count, MPI_Datatype type
 // message of contiguous bytes received into such a type once it leaves the
 // eager protocol ("Message truncated" from 8 KiB here), where a message
 // sent with a datatype of the same signature arrives intact.
+// The answer is cached on a derived type (MPI_Type_dup carries it over).
 bool mixes_element_sizes(MPI_Datatype type);
+// Frees the keyval of those cached answers (at shim's stop).
+void free_datatype_answers_keyval();
+// Calls `visit` with each predefined type `type` is built from, depth first
+// (a part a constructor lists more than once, once), while it returns true.
+// MPI's error code from reading the type.
+int visit_predefined_parts(MPI_Datatype type, const std::function<bool(MPI_Datatype)>& visit);
 
 }  // namespace shim

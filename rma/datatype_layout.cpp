@@ -33,32 +33,15 @@ bool predefined(int combiner) {
 // The predefined type every element of `type` has; MPI_DATATYPE_NULL when
 // elements of different predefined types are mixed.
 int find_basic(MPI_Datatype type, MPI_Datatype& basic) {
-  MPI_Count ints = 0, addresses = 0, counts = 0, types = 0;
-  int combiner = 0;
-  SHIM_TRY(PMPI_Type_get_envelope_c(type, &ints, &addresses, &counts, &types, &combiner));
-  if (predefined(combiner)) {
-    basic = type;
-    return MPI_SUCCESS;
-  }
-  std::vector<int> int_args(static_cast<std::size_t>(ints));
-  std::vector<MPI_Aint> address_args(static_cast<std::size_t>(addresses));
-  std::vector<MPI_Count> count_args(static_cast<std::size_t>(counts));
-  std::vector<MPI_Datatype> parts(static_cast<std::size_t>(types));
-  SHIM_TRY(PMPI_Type_get_contents_c(type, ints, addresses, counts, types, int_args.data(), address_args.data(),
-                                    count_args.data(), parts.data()));
   basic = MPI_DATATYPE_NULL;
-  int rc = MPI_SUCCESS;
   bool mixed = false;
-  for (MPI_Datatype part : parts) {
-    MPI_Datatype part_basic = MPI_DATATYPE_NULL;
-    if (rc == MPI_SUCCESS) rc = find_basic(part, part_basic);
-    if (part_basic == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && basic != part_basic)) mixed = true;
-    if (basic == MPI_DATATYPE_NULL) basic = part_basic;
-    // get_contents hands out new handles for derived parts only.
-    if (!predefined_type(part) && rc == MPI_SUCCESS) rc = PMPI_Type_free(&part);
-  }
+  SHIM_TRY(visit_predefined_parts(type, [&basic, &mixed](MPI_Datatype part) {
+    if (basic == MPI_DATATYPE_NULL) basic = part;
+    mixed = basic != part;
+    return !mixed;
+  }));
   if (mixed) basic = MPI_DATATYPE_NULL;
-  return rc;
+  return MPI_SUCCESS;
 }
 
 int describe(MPI_Datatype type, DatatypeLayout& layout) {

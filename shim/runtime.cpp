@@ -12,6 +12,7 @@
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/bcast_pipeline.hpp"
 #include "collectives/bcast_policy.hpp"
+#include "common/datatype_checks.hpp"
 #include "common/local_comm.hpp"
 #include "common/log.hpp"
 #include "shim/comm_state.hpp"
@@ -157,6 +158,7 @@ void stop_runtime(StopCause cause) {
   g_profile_segments.reset();
   g_profile_subnet_fanouts.clear();
   free_comm_state_keyval();
+  free_datatype_answers_keyval();
   close_local_comm();
   g_phase.store(Phase::stopped);
 }

@@ -258,6 +258,37 @@ void reused_handles() {
   }
 }
 
+// shim keeps its answer about a derived receive type on the type: a freed
+// type's handle, reused for a type of another kind, must get a fresh one,
+// and a duplicate the same one.
+void cached_type_answers() {
+  const int lengths[2] = {1, 1};
+  const MPI_Aint displs[2] = {0, 8};
+  const MPI_Datatype mixed_members[2] = {MPI_INT, MPI_DOUBLE};
+  const MPI_Datatype even_members[2] = {MPI_INT, MPI_FLOAT};
+  shim_set_alltoall_algorithm(MPI_COMM_WORLD, SHIM_ALLTOALL_SA);
+  for (int round = 0; round < 4; ++round) {
+    const bool mixed = round % 2 == 0;
+    MPI_Datatype type, copy;
+    PMPI_Type_create_struct(2, lengths, displs, mixed ? mixed_members : even_members, &type);
+    PMPI_Type_commit(&type);
+    for (int call = 0; call < 3; ++call) {
+      // The third call goes through a duplicate made after the type was used.
+      if (call == 2) PMPI_Type_dup(type, &copy);
+      const MPI_Datatype used = call == 2 ? copy : type;
+      const shim_counters before = counters(SHIM_ALLTOALL_SA);
+      run_case({"struct {int,double or float} x2", used, 2, used, 2}, MPI_COMM_WORLD,
+               "round " + std::to_string(round) + " call " + std::to_string(call));
+      const auto counted = counters(SHIM_ALLTOALL_SA).calls - before.calls;
+      check->expect(counted == (mixed ? 0u : 1u), "round " + std::to_string(round) + " call " + std::to_string(call) +
+                                                      ": " + std::to_string(counted) + " calls counted as sa's");
+    }
+    PMPI_Type_free(&copy);
+    PMPI_Type_free(&type);
+  }
+  shim_set_alltoall_algorithm(MPI_COMM_WORLD, SHIM_ALLTOALL_AUTO);
+}
+
 void intercommunicator_goes_native() {
   int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -322,6 +353,7 @@ int main(int argc, char** argv) {
     run_matrix(make_cases(types));
     pending_wildcard_receive();
     reused_handles();
+    cached_type_answers();
     intercommunicator_goes_native();
     control_api();
   }
