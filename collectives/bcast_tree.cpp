@@ -29,16 +29,32 @@ int representative(const topo::Layout& layout, int node, int root) {
   return layout.node_of(root) == node ? root : layout.rank_of(node, 0);
 }
 
-// Inside every node, from its representative to the other local ranks.
+// The ranks of `node` split into the groups its entries feed: one group
+// led by the representative, or on other nodes than the root's up to
+// `entries` consecutive groups, each led by its first rank.
+std::vector<std::vector<int>> entry_groups(const topo::Layout& layout, int node, int root, int entries) {
+  const int rep = representative(layout, node, root);
+  std::vector<int> order{rep};
+  for (int rank : layout.members(node)) {
+    if (rank != rep) order.push_back(rank);
+  }
+  const auto size = order.size();
+  const auto groups = layout.node_of(root) == node ? 1 : std::clamp<std::size_t>(entries, 1, size);
+  std::vector<std::vector<int>> out;
+  for (std::size_t g = 0; g < groups; ++g) {
+    out.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(g * size / groups),
+                     order.begin() + static_cast<std::ptrdiff_t>((g + 1) * size / groups));
+  }
+  return out;
+}
+
+// Inside every node, from each entry to the other ranks of its group.
 void add_intra_node(BcastTree& tree, const topo::Layout& layout, int root, const BcastFanout& fanout) {
   for (int node = 0; node < layout.nodes(); ++node) {
-    const int rep = representative(layout, node, root);
-    std::vector<int> order{rep};
-    for (int rank : layout.members(node)) {
-      if (rank != rep) order.push_back(rank);
+    for (const std::vector<int>& group : entry_groups(layout, node, root, fanout.entries_per_node)) {
+      const bool chain = static_cast<int>(layout.ppn(node)) <= fanout.chain_nodes_up_to;
+      add_kary(tree, group, chain ? 1 : fanout.within_node);
     }
-    const bool chain = static_cast<int>(order.size()) <= fanout.chain_nodes_up_to;
-    add_kary(tree, order, chain ? 1 : fanout.within_node);
   }
 }
 
@@ -63,6 +79,10 @@ int intra_node_fanout(std::int64_t bytes) {
   return bytes <= kShortMessageBytes ? kShortIntraNodeFanout : kIntraNodeFanout;
 }
 
+int two_level_entries(int nodes, std::int64_t bytes, int send_cost_ns) {
+  return nodes == 2 && bytes <= kShortMessageBytes && send_cost_ns <= kMultiEntryMaxSendCostNs ? kTwoNodeEntries : 1;
+}
+
 int chain_nodes_up_to(std::int64_t segments, int max_ppn) {
   return static_cast<int>(std::min<std::int64_t>(max_ppn, segments / kChainSegmentsPerRank + 1));
 }
@@ -79,7 +99,12 @@ BcastTree build_two_level_tree(const topo::Layout& layout, int root, const Bcast
   BcastTree tree = empty_tree(layout.size(), root);
   std::vector<int> order{root};
   for (int node = 0; node < layout.nodes(); ++node) {
-    if (node != layout.node_of(root)) order.push_back(layout.rank_of(node, 0));
+    if (node == layout.node_of(root)) continue;
+    // One chain enters each node once.
+    const int entries = fanout.one_chain ? 1 : fanout.entries_per_node;
+    for (const std::vector<int>& group : entry_groups(layout, node, root, entries)) {
+      order.push_back(group.front());
+    }
   }
   if (!fanout.one_chain) {
     add_kary(tree, order, fanout.between_subnets);

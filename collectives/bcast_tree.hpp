@@ -30,6 +30,7 @@ struct BcastFanout {
   int within_node = kIntraNodeFanout;  // from the rank that brings the data to the node's others
   int chain_nodes_up_to = 0;           // nodes of at most this many ranks pass the data along a chain
   bool one_chain = false;              // two-level: every rank in one chain, node after node
+  int entries_per_node = 1;            // two-level: ranks of each other node the data enters at
   auto operator<=>(const BcastFanout&) const = default;
 };
 
@@ -76,6 +77,27 @@ int two_level_fanout(int long_message_fanout, std::int64_t bytes);
 // 11.4 / 20.5 us, 8x8 13.6 / 33.1 against 13.0 / 23.7).
 inline constexpr int kShortIntraNodeFanout = 4;
 int intra_node_fanout(std::int64_t bytes);
+
+// On two nodes the root sends one message between them and has fan-out to
+// spare: a short message enters the other node at kTwoNodeEntries ranks,
+// each feeding its half, which saves a level of the tree inside that node
+// for one more send at the root. That pays only where such a send costs
+// the root less than the level saves (a one-way time through shared memory,
+// 0.117 us here: docs/scale/measurements.json), hence at most
+// kMultiEntryMaxSendCostNs per send to another node. Scale model, 1 B / 1
+// KiB / 4 KiB, entries 1 against 2 (Open MPI's selection): ib-onload 2 x 8
+// 0.933 / 1.304 / 2.442 us against 0.840 / 1.182 / 2.296 (0.866 / 1.241 /
+// 2.796), 2 x 4 0.815 / 1.100 / 1.967 against 0.790 / 1.066 / 1.981, 2 x 16
+// 0.983 / 1.420 / 2.756 against 0.958 / 1.386 / 2.770; ib-offload 2 x 8
+// 0.926 / 1.450 / 2.440 against 0.834 / 1.304 / 2.295; eth-25g 2 x 8 (6.4 us
+// per send) 6.79 / 9.19 / 4.87 against 13.06 / 17.02 / 6.45. From three
+// nodes the extra sends delay the other nodes' entries (3 x 8 at 4 KiB 2.770
+// against 2.952; 4 x 4 0.866 / 1.266 / 2.625 against 0.891 / 1.399 /
+// 3.297).
+inline constexpr int kTwoNodeEntries = 2;
+inline constexpr int kMultiEntryMaxSendCostNs = 100;
+// Ranks of each other node a two-level tree enters at.
+int two_level_entries(int nodes, std::int64_t bytes, int send_cost_ns);
 
 // A message of many segments goes down a chain inside a node: every rank
 // copies each segment once, where a binary tree's inner ranks copy it twice,

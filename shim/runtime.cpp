@@ -200,6 +200,7 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
     const bool chain = coll::chain_between_nodes(segments, layout.nodes());
     fanout.between_subnets = fanout.within_subnet = chain ? 1 : coll::two_level_fanout(k, bytes);
     fanout.one_chain = coll::one_chain_through_ranks(segments, layout.nodes(), layout.size());
+    fanout.entries_per_node = coll::two_level_entries(layout.nodes(), bytes, g_config.send_cost_ns);
     return fanout;
   }
   // Where a sender feeds one subnet at a time (k = 1), a chain of subnets

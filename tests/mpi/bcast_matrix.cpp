@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -260,6 +261,39 @@ void run_matrix(const std::vector<Case>& cases) {
   }
 }
 
+// On exactly two virtual nodes without a profile (sends between nodes cost
+// the default 25 ns), a short two-level broadcast enters the other node at
+// two ranks when it has two or more: the root sends two messages between
+// nodes instead of one (coll::two_level_entries).
+void two_node_entries() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char* node_size = std::getenv("SHIM_NODE_SIZE");
+  if (node_size == nullptr || std::getenv("SHIM_PROFILE") != nullptr || std::getenv("SHIM_BCAST_K") != nullptr ||
+      std::getenv("SHIM_SEND_COST_NS") != nullptr) {
+    return;
+  }
+  const int per_node = std::atoi(node_size);
+  if (per_node < 1 || size <= per_node || size > 2 * per_node || size - per_node < 2) return;
+  shim_set_bcast_algorithm(MPI_COMM_WORLD, SHIM_BCAST_TWOLEVEL);
+  std::vector<int> values(16, rank == 0 ? 0 : -1);
+  if (rank == 0) std::iota(values.begin(), values.end(), 100);
+  const shim_counters before = counters(SHIM_BCAST_TWOLEVEL);
+  check->expect(MPI_Bcast(values.data(), 16, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "two nodes: bcast returned");
+  const shim_counters after = counters(SHIM_BCAST_TWOLEVEL);
+  for (int i = 0; i < 16; ++i) {
+    check->expect(
+        values[static_cast<std::size_t>(i)] == 100 + i,
+        "two nodes: value " + std::to_string(i) + " is " + std::to_string(values[static_cast<std::size_t>(i)]));
+  }
+  if (rank == 0) {
+    const auto sent = after.inter_node_messages - before.inter_node_messages;
+    check->expect(sent == 2, "two nodes: the root sent " + std::to_string(sent) + " messages between nodes, not 2");
+  }
+  shim_set_bcast_algorithm(MPI_COMM_WORLD, SHIM_BCAST_AUTO);
+}
+
 void intercommunicator_goes_native() {
   int rank = 0, size = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -285,6 +319,7 @@ int main(int argc, char** argv) {
     shim::test::DerivedTypes types;
     run_matrix(make_cases(types));
     intercommunicator_goes_native();
+    two_node_entries();
   }
   const int status = checker.finish();
   MPI_Finalize();

@@ -111,15 +111,30 @@ TEST_CASE("two-level trees span every rank from every root, within the depth bou
                                        from({2, 2, 1, 0, 0, 0, 0})};
   for (const Layout& layout : layouts) {
     for (int k = 1; k <= 3; ++k) {
-      for (int root = 0; root < layout.size(); ++root) {
-        const int within = 1 + root % 3;
-        INFO(layout.describe() << ", k " << k << ", within " << within << ", root " << root);
-        const BcastTree tree = shim::coll::build_two_level_tree(layout, root, two_level(k, within));
-        check_spanning(tree, layout.size(), root);
-        const int bound = kary_depth(layout.nodes(), k) + kary_depth(layout.max_ppn(), within);
-        CHECK(tree_depth(tree) <= bound);
-        // One message into every node but the root's.
-        CHECK(shim::coll::count_links(tree, layout, {}).inter_node == layout.nodes() - 1);
+      for (int entries = 1; entries <= 3; ++entries) {
+        for (int root = 0; root < layout.size(); ++root) {
+          const int within = 1 + root % 3;
+          INFO(layout.describe() << ", k " << k << ", within " << within << ", entries " << entries << ", root "
+                                 << root);
+          shim::coll::BcastFanout fanout = two_level(k, within);
+          fanout.entries_per_node = entries;
+          const BcastTree tree = shim::coll::build_two_level_tree(layout, root, fanout);
+          check_spanning(tree, layout.size(), root);
+          // Every node but the root's is entered at up to `entries` ranks
+          // (as many as it has at most); where the root feeds every entry,
+          // each by a message from another node, otherwise an entry may feed
+          // the next one of its own node.
+          int into_nodes = 0;
+          for (int node = 0; node < layout.nodes(); ++node) {
+            if (node != layout.node_of(root)) into_nodes += std::min(entries, layout.ppn(node));
+          }
+          const int bound = kary_depth(1 + into_nodes, k) + kary_depth(layout.max_ppn(), within);
+          CHECK(tree_depth(tree) <= bound);
+          const int inter_node = shim::coll::count_links(tree, layout, {}).inter_node;
+          if (k >= into_nodes) CHECK(inter_node == into_nodes);
+          CHECK(inter_node >= layout.nodes() - 1);
+          CHECK(inter_node <= into_nodes);
+        }
       }
     }
   }
@@ -270,6 +285,39 @@ TEST_CASE("two-level trees fan out wider for short messages", "[bcast]") {
   const BcastTree tree = shim::coll::build_two_level_tree(layout, 0, two_level(two_level_fanout(2, 8)));
   check_spanning(tree, layout.size(), 0);
   for (int node = 1; node < 4; ++node) CHECK(tree.parent[layout.rank_of(node, 0)] == 0);
+}
+
+TEST_CASE("on two nodes, a short message enters the other node at two ranks where sends are cheap", "[bcast]") {
+  using shim::coll::kMultiEntryMaxSendCostNs;
+  using shim::coll::kShortMessageBytes;
+  using shim::coll::two_level_entries;
+  CHECK(two_level_entries(2, 1, 25) == shim::coll::kTwoNodeEntries);
+  CHECK(two_level_entries(2, kShortMessageBytes, kMultiEntryMaxSendCostNs) == shim::coll::kTwoNodeEntries);
+  CHECK(two_level_entries(2, kShortMessageBytes + 1, 25) == 1);
+  CHECK(two_level_entries(2, 1, kMultiEntryMaxSendCostNs + 1) == 1);
+  CHECK(two_level_entries(3, 1, 25) == 1);
+  CHECK(two_level_entries(1, 1, 25) == 1);
+  // 2 x 8, short message: the root's node as before; the other node
+  // entered at its local ranks 0 and 4, each feeding its half in one
+  // round of a 4-ary tree.
+  const Layout layout = blocked(2, 8);
+  for (const int root : {0, 5, 11}) {
+    INFO("root " << root);
+    shim::coll::BcastFanout fanout = two_level(8, shim::coll::kShortIntraNodeFanout);
+    fanout.entries_per_node = two_level_entries(2, 8, 25);
+    const BcastTree tree = shim::coll::build_two_level_tree(layout, root, fanout);
+    check_spanning(tree, layout.size(), root);
+    const int other = 1 - layout.node_of(root);
+    const int first = layout.rank_of(other, 0);
+    const int second = layout.rank_of(other, 4);
+    CHECK(tree.parent[first] == root);
+    CHECK(tree.parent[second] == root);
+    for (int local = 1; local < 8; ++local) {
+      if (local == 4) continue;
+      CHECK(tree.parent[layout.rank_of(other, local)] == (local < 4 ? first : second));
+    }
+    CHECK(shim::coll::count_links(tree, layout, {}).inter_node == 2);
+  }
 }
 
 TEST_CASE("inside a node, short messages fan out wide and long ones go down a binary tree", "[bcast]") {
