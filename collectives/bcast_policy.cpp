@@ -38,7 +38,7 @@ constexpr std::array kRules = {
               },
               shape},
     BcastRule{"node-aware", "otherwise", BcastAlgorithm::twolevel,
-              "one message into each node, then a tree inside it, pipelined for large messages",
+              "a tree over nodes, then a tree inside each node, pipelined for large messages",
               [](const BcastFacts&) { return true; }, shape},
 };
 

@@ -69,6 +69,8 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
       text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
       if (coll::entries_take_turns(fanout, state.subnets_spanned())) text += ", subnet entries take turns";
     }
+    if (fanout.entries_per_node > 1)
+      text += ", entering each other node at " + std::to_string(fanout.entries_per_node) + " ranks";
     text += ", " + std::to_string(fanout.within_node) + " inside nodes";
     if (fanout.chain_nodes_up_to > fanout.within_node) {
       text += " (a chain in nodes of up to " + std::to_string(fanout.chain_nodes_up_to) + " ranks)";

@@ -68,8 +68,9 @@ int bcast_tree_k();
 // topo::profile_subnet_fanout's inside them for its segment; two-level trees
 // use between_subnets, bcast_tree_k() widened by coll::two_level_fanout or a
 // chain (coll::chain_between_nodes), and inside nodes coll::intra_node_fanout
-// or, for nodes of up to coll::chain_nodes_up_to ranks, a chain; or one chain
-// through every rank (coll::one_chain_through_ranks; not with SHIM_BCAST_K).
+// or, for nodes of up to coll::chain_nodes_up_to ranks, a chain, entering
+// each other node at coll::two_level_entries ranks; or one chain through
+// every rank (coll::one_chain_through_ranks; not with SHIM_BCAST_K).
 // ECO's subnet entries take turns when the fan-out between subnets is 1 and
 // the message is cut into segments.
 coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout);
