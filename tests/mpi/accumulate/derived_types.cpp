@@ -51,6 +51,15 @@ class DerivedItem : public Item {
       out.push_back(std::move(r));
     };
     auto own = [&](int b) { return own_[static_cast<std::size_t>(x.o * kBlocks + b)]; };
+    // An update: MPI_Accumulate, or for MPI_NO_OP (which only reads) a
+    // fetch through MPI_Get_accumulate into `result` x `result_count`.
+    auto update = [&](int variant, Shape origin, MPI_Count origin_count, Shape target, MPI_Count target_count,
+                      MPI_Aint at, Shape result, MPI_Count result_count, const char* name) {
+      return no_op ? typed(gacc_fn(variant, x.passive), op_, type_, origin, origin_count, target, target_count, at,
+                           result, result_count, name)
+                   : typed(acc_fn(variant, x.passive), op_, type_, origin, origin_count, target, target_count, at,
+                           Shape::Basic, 0, name);
+    };
     if (shared_ >= 0) {
       RmaOp r = typed(acc_fn(x.variant, x.passive), op_, type_, Shape::Basic, 3, Shape::Vector3s2, 1, shared_,
                       Shape::Basic, 0, "strided target shared by all origins");
@@ -59,18 +68,12 @@ class DerivedItem : public Item {
     }
     // (a) strided origin, contiguous target.
     {
-      RmaOp r = no_op ? typed(gacc_fn(x.variant + 1, x.passive), op_, type_, Shape::Vector3s2, 1, Shape::Basic, 3,
-                              own(0), Shape::Basic, 3, "a")
-                      : typed(acc_fn(x.variant + 1, x.passive), op_, type_, Shape::Vector3s2, 1, Shape::Basic, 3,
-                              own(0), Shape::Basic, 0, "a");
+      RmaOp r = update(x.variant + 1, Shape::Vector3s2, 1, Shape::Basic, 3, own(0), Shape::Basic, 3, "a");
       seeds(r, 1);
     }
     // (b) contiguous origin, strided target: holes stay.
     {
-      RmaOp r = no_op ? typed(gacc_fn(x.variant + 2, x.passive), op_, type_, Shape::Basic, 3, Shape::Vector3s2, 1,
-                              own(1), Shape::Basic, 3, "b")
-                      : typed(acc_fn(x.variant + 2, x.passive), op_, type_, Shape::Basic, 3, Shape::Vector3s2, 1,
-                              own(1), Shape::Basic, 0, "b");
+      RmaOp r = update(x.variant + 2, Shape::Basic, 3, Shape::Vector3s2, 1, own(1), Shape::Basic, 3, "b");
       seeds(r, 2);
     }
     // (c) resized target type, results into a resized (strided) result type.
@@ -88,10 +91,7 @@ class DerivedItem : public Item {
     }
     // (e) contiguous-of-type target (for pair types: contiguous of pairs).
     {
-      RmaOp r = no_op ? typed(gacc_fn(x.variant + 5, x.passive), op_, type_, Shape::Basic, 4, Shape::Contig2, 2, own(4),
-                              Shape::Contig2, 2, "e")
-                      : typed(acc_fn(x.variant + 5, x.passive), op_, type_, Shape::Basic, 4, Shape::Contig2, 2, own(4),
-                              Shape::Basic, 0, "e");
+      RmaOp r = update(x.variant + 5, Shape::Basic, 4, Shape::Contig2, 2, own(4), Shape::Contig2, 2, "e");
       seeds(r, 5);
     }
     // (f) contiguous origin into a target whose typemap permutes its memory,
@@ -104,10 +104,7 @@ class DerivedItem : public Item {
     }
     // (g) a permuting origin into a contiguous target.
     {
-      RmaOp r = no_op ? typed(gacc_fn(x.variant + 7, x.passive), op_, type_, Shape::Permuted3, 1, Shape::Basic, 3,
-                              own(6), Shape::Permuted3, 1, "g")
-                      : typed(acc_fn(x.variant + 7, x.passive), op_, type_, Shape::Permuted3, 1, Shape::Basic, 3,
-                              own(6), Shape::Basic, 0, "g");
+      RmaOp r = update(x.variant + 7, Shape::Permuted3, 1, Shape::Basic, 3, own(6), Shape::Permuted3, 1, "g");
       seeds(r, 7);
     }
   }
