@@ -41,15 +41,6 @@ int finished(MPI_Request* request) {
   return PMPI_Grequest_complete(*request);
 }
 
-// Bytes of [offset + lb, offset + ub) a target access touches, for count
-// datatypes of the layout.
-void touched_span(const DatatypeLayout& layout, MPI_Count count, std::int64_t& low, std::int64_t& high) {
-  const std::int64_t first = layout.true_lb;
-  const std::int64_t last = (count - 1) * layout.extent + layout.true_lb;
-  low = std::min(first, last);
-  high = std::max(first, last) + layout.true_extent;
-}
-
 // Same-node chunks: the payload and its runs in at most this many bytes
 // (large enough to amortise the locking, small enough to overlap packing).
 constexpr std::int64_t kLocalChunkBytes = 256 * 1024 + 4096 * static_cast<std::int64_t>(sizeof(ByteRun));
@@ -100,6 +91,7 @@ struct ManagedWindow::Operands {
   DatatypeLayout* origin = nullptr;
   std::int64_t bytes = 0;      // packed bytes the call updates
   std::int64_t offset = 0;     // of the access, from the target segment's base
+  ByteSpan touched;            // the target's bytes the call may touch
   MPI_Count result_count = 0;  // result datatypes the fetched bytes fill
 };
 
@@ -203,6 +195,7 @@ int ManagedWindow::learn_targets(const topo::Hierarchy& hierarchy, const Creatio
   }
   epochs_.assign(all.size(), Epoch::none);
   access_.started.assign(all.size(), 0);
+  order_ = AccessOrder(all.size());
   return MPI_SUCCESS;
 }
 
@@ -295,6 +288,7 @@ void ManagedWindow::note_unlock(int target) {
   if (access_.locks > 0) --access_.locks;
   if (target >= 0 && static_cast<std::size_t>(target) < epochs_.size()) {
     epochs_[static_cast<std::size_t>(target)] = Epoch::none;
+    order_.mpi_completed(target);
   }
 }
 
@@ -302,11 +296,13 @@ void ManagedWindow::note_unlock_all() {
   const std::lock_guard lock(mutex_);
   access_.lock_all = false;
   std::fill(epochs_.begin(), epochs_.end(), Epoch::none);
+  order_.mpi_completed_all();
 }
 
 void ManagedWindow::note_fence(int assert_flags) {
   const std::lock_guard lock(mutex_);
   access_.fence = (assert_flags & MPI_MODE_NOSUCCEED) == 0;
+  order_.mpi_completed_all();
 }
 
 int ManagedWindow::note_start(MPI_Group group) {
@@ -330,6 +326,7 @@ int ManagedWindow::note_start(MPI_Group group) {
 void ManagedWindow::note_complete() {
   const std::lock_guard lock(mutex_);
   std::fill(access_.started.begin(), access_.started.end(), std::uint8_t{0});
+  order_.mpi_completed_all();
 }
 
 // MPICH's ch3 device grants passive-target locks lazily, at the first
@@ -425,10 +422,10 @@ int ManagedWindow::check_operands(const AccumulateCall& call, Operands& operands
   if (operands.bytes == 0) return MPI_SUCCESS;
   const Target& target = targets_[static_cast<std::size_t>(call.target)];
   operands.offset = static_cast<std::int64_t>(call.displacement) * target.disp_unit;
-  std::int64_t low = 0, high = 0;
-  touched_span(target_layout, operands.bytes / target_layout.size + (operands.bytes % target_layout.size != 0), low,
-               high);
-  if (operands.offset + low < 0 || operands.offset + high > target.bytes) return MPI_ERR_RMA_RANGE;
+  const std::int64_t items = operands.bytes / target_layout.size + (operands.bytes % target_layout.size != 0);
+  operands.touched =
+      items_span(operands.offset, items, target_layout.extent, target_layout.true_lb, target_layout.true_extent);
+  if (operands.touched.begin < 0 || operands.touched.end > target.bytes) return MPI_ERR_RMA_RANGE;
   return MPI_SUCCESS;
 }
 
@@ -466,6 +463,7 @@ int ManagedWindow::accumulate(const AccumulateCall& call, MPI_Request* request) 
 
   const std::lock_guard lock(mutex_);
   SHIM_TRY(confirm_epoch(call.target));
+  SHIM_TRY(complete_mpi_access(call.target, operands.touched));
   if (path_ == AccumulatePath::caller) {
     SHIM_TRY(apply_caller(caller_.get(), call, operands.offset, *operands.target, stream, operands.bytes,
                           result ? result->packed.data() : nullptr));
@@ -508,12 +506,60 @@ int ManagedWindow::apply_owner(const AccumulateCall& call, const Operands& opera
     }
     first += take;
   }
+  if (!target.same_node) order_.shim_issued(call.target, operands.touched);
   return MPI_SUCCESS;
 }
 
 int ManagedWindow::complete_all() {
   const std::lock_guard lock(mutex_);
-  return channel_ ? channel_->complete() : MPI_SUCCESS;
+  return complete_shipped();
+}
+
+int ManagedWindow::complete_shipped() {
+  if (!channel_) return MPI_SUCCESS;
+  SHIM_TRY(channel_->complete());
+  order_.shim_completed_all();
+  return MPI_SUCCESS;
+}
+
+// MPI's puts and gets on the window may still be in flight after a local
+// flush; one that overlaps the accumulate is completed at its target
+// first, which MPI allows only inside a passive-target epoch (in an active
+// one the two conflict within an epoch, which MPI makes erroneous).
+int ManagedWindow::complete_mpi_access(int target, const ByteSpan& touched) {
+  if (!order_.mpi_in_flight(target, touched) || epochs_[static_cast<std::size_t>(target)] == Epoch::none) {
+    return MPI_SUCCESS;
+  }
+  SHIM_TRY(PMPI_Win_flush(target, user_.get()));
+  order_.mpi_completed(target);
+  return MPI_SUCCESS;
+}
+
+int ManagedWindow::order_mpi_access(int target, MPI_Aint displacement, MPI_Count count, MPI_Datatype type) {
+  MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  // Arguments MPI will refuse are left for MPI to report.
+  if (target < 0 || static_cast<std::size_t>(target) >= targets_.size() || count <= 0 ||
+      PMPI_Type_get_extent_c(type, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent_c(type, &true_lb, &true_extent) != MPI_SUCCESS) {
+    return MPI_SUCCESS;
+  }
+  const ByteSpan touched =
+      items_span(static_cast<std::int64_t>(displacement) * targets_[static_cast<std::size_t>(target)].disp_unit, count,
+                 extent, true_lb, true_extent);
+  const std::lock_guard lock(mutex_);
+  if (order_.shim_in_flight(target, touched)) SHIM_TRY(complete_shipped());
+  order_.mpi_issued(target, touched);
+  return MPI_SUCCESS;
+}
+
+void ManagedWindow::note_flush(int target) {
+  const std::lock_guard lock(mutex_);
+  if (target >= 0 && static_cast<std::size_t>(target) < targets_.size()) order_.mpi_completed(target);
+}
+
+void ManagedWindow::note_flush_all() {
+  const std::lock_guard lock(mutex_);
+  order_.mpi_completed_all();
 }
 
 }  // namespace shim::rma

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/mpi_handle.hpp"
+#include "rma/access_order.hpp"
 #include "rma/accumulate_call.hpp"
 #include "rma/accumulate_policy.hpp"
 #include "rma/datatype_layout.hpp"
@@ -92,6 +93,17 @@ class ManagedWindow {
   // target and every result delivered.
   int complete_all();
 
+  // Before MPI_Put, MPI_Get and their variants pass to MPI: shim's
+  // accumulates still in flight to the bytes they touch complete first, and
+  // the access is remembered until MPI completes it at the target, so that
+  // the two are ordered as MPICH orders them (rma/access_order.hpp). MPI
+  // error code.
+  int order_mpi_access(int target, MPI_Aint displacement, MPI_Count count, MPI_Datatype type);
+  // MPI_Win_flush and MPI_Win_flush_all completed MPI's accesses (the epoch
+  // notes below do as much for theirs).
+  void note_flush(int target);
+  void note_flush_all();
+
   // The access epochs MPI opened and closed on the user's window, so that an
   // operation outside one is refused as MPICH refuses it, and so that
   // owner-computes waits for MPI's lock before it touches a target (another
@@ -141,6 +153,9 @@ class ManagedWindow {
   int confirm_epoch(int target);
   int apply_owner(const AccumulateCall& call, const Operands& operands, const unsigned char* stream,
                   const std::shared_ptr<ResultAssembly>& result);
+  // Under mutex_.
+  int complete_shipped();
+  int complete_mpi_access(int target, const ByteSpan& touched);
 
   std::uint64_t id_ = 0;
   Flavor flavor_ = Flavor::allocate;
@@ -163,6 +178,7 @@ class ManagedWindow {
   std::mutex mutex_;  // the origin side, for MPI_THREAD_MULTIPLE callers
   std::vector<Epoch> epochs_;
   AccessEpochs access_;
+  AccessOrder order_{0};
   std::optional<ServerChannel> channel_;  // owner path across nodes
 };
 

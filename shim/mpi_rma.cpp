@@ -1,9 +1,9 @@
 // The RMA interposers: MPI_Win_allocate and MPI_Win_create build a managed
 // window (dynamic and shared-memory windows stay MPI's); the
 // accumulate family on managed windows goes to its path (owner or caller);
-// the synchronisation calls complete what shim shipped before MPI closes
-// the epoch. Everything else, and every window shim did not create, goes
-// straight to PMPI_*.
+// puts and gets are ordered with it; the synchronisation calls complete
+// what shim shipped before MPI closes the epoch. Everything else, and every
+// window shim did not create, goes straight to PMPI_*.
 #include <mpi.h>
 
 #include <atomic>
@@ -307,6 +307,87 @@ SHIM_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compar
   });
 }
 
+// MPI's own puts and gets: on a managed window they wait for shim's
+// accumulates to the bytes they touch, then pass to MPI as they are.
+template <typename PmpiCall>
+int ordered(MPI_Win win, int target, MPI_Aint displacement, MPI_Count count, MPI_Datatype type, PmpiCall pmpi_call) {
+  ManagedWindow* window = managed(win);
+  if (window != nullptr) {
+    const int rc = window->order_mpi_access(target, displacement, count, type);
+    if (rc != MPI_SUCCESS) return shim::raise_on_window(win, rc);
+  }
+  return pmpi_call();
+}
+
+SHIM_EXPORT int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                    win);
+  });
+}
+
+SHIM_EXPORT int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
+                          MPI_Win win) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                      target_datatype, win);
+  });
+}
+
+SHIM_EXPORT int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                         MPI_Request* request) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+  });
+}
+
+SHIM_EXPORT int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
+                           MPI_Win win, MPI_Request* request) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                       target_datatype, win, request);
+  });
+}
+
+SHIM_EXPORT int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                    win);
+  });
+}
+
+SHIM_EXPORT int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                      target_datatype, win);
+  });
+}
+
+SHIM_EXPORT int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                         MPI_Request* request) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+  });
+}
+
+SHIM_EXPORT int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                           MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                           MPI_Request* request) {
+  return ordered(win, target_rank, target_disp, target_count, target_datatype, [&] {
+    return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                       target_datatype, win, request);
+  });
+}
+
 // The epoch calls: MPI's call first, then the window notes what it opened
 // or closed; the closing ones complete what shim shipped before MPI closes.
 template <typename PmpiCall, typename Note>
@@ -341,10 +422,11 @@ SHIM_EXPORT int MPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
       [&](ManagedWindow& window) { return window.note_start(group); });
 }
 
-// An epoch-closing call: what shim shipped completes first, then MPI's own
-// call, then the window notes the epoch closed.
+// A completing call (unlock, fence, complete, flush): what shim shipped
+// completes first, then MPI's own call, then the window notes what MPI
+// completed.
 template <typename PmpiCall, typename Note>
-int closing(MPI_Win win, PmpiCall pmpi_call, Note note) {
+int completing(MPI_Win win, PmpiCall pmpi_call, Note note) {
   return after_completion(win, [&] {
     return noted(win, pmpi_call, [&](ManagedWindow& window) {
       note(window);
@@ -354,31 +436,33 @@ int closing(MPI_Win win, PmpiCall pmpi_call, Note note) {
 }
 
 SHIM_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
-  return closing(
+  return completing(
       win, [&] { return PMPI_Win_unlock(rank, win); }, [&](ManagedWindow& w) { w.note_unlock(rank); });
 }
 
 SHIM_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  return closing(
+  return completing(
       win, [&] { return PMPI_Win_unlock_all(win); }, [](ManagedWindow& w) { w.note_unlock_all(); });
 }
 
 SHIM_EXPORT int MPI_Win_fence(int assert_flags, MPI_Win win) {
-  return closing(
+  return completing(
       win, [&] { return PMPI_Win_fence(assert_flags, win); }, [&](ManagedWindow& w) { w.note_fence(assert_flags); });
 }
 
 SHIM_EXPORT int MPI_Win_complete(MPI_Win win) {
-  return closing(
+  return completing(
       win, [&] { return PMPI_Win_complete(win); }, [](ManagedWindow& w) { w.note_complete(); });
 }
 
 SHIM_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
-  return after_completion(win, [&] { return PMPI_Win_flush(rank, win); });
+  return completing(
+      win, [&] { return PMPI_Win_flush(rank, win); }, [&](ManagedWindow& w) { w.note_flush(rank); });
 }
 
 SHIM_EXPORT int MPI_Win_flush_all(MPI_Win win) {
-  return after_completion(win, [&] { return PMPI_Win_flush_all(win); });
+  return completing(
+      win, [&] { return PMPI_Win_flush_all(win); }, [](ManagedWindow& w) { w.note_flush_all(); });
 }
 
 // Local completion of a fetching operation is its result being in, so the

@@ -1,8 +1,9 @@
 // The communication server beside application threads: every process runs
 // two threads that accumulate into every other process's window (same node
 // and remote) while the node's server thread applies what other nodes ship.
-// Built with ThreadSanitizer in CI. Sums are checked exactly, and every
-// fetch-and-op ticket must be unique.
+// Built with ThreadSanitizer in CI. Sums are checked exactly, every
+// fetch-and-op ticket must be unique, and a get behind a fetch-and-op sees
+// its increment.
 #include <mpi.h>
 
 #include <algorithm>
@@ -52,9 +53,12 @@ int main(int argc, char** argv) {
       for (int round = 0; round < kRounds; ++round) {
         const int target = (rank + round + t) % size;
         MPI_Accumulate(ones.data(), kElements, MPI_LONG, target, 0, kElements, MPI_LONG, MPI_SUM, win);
-        long ticket = -1;
+        long ticket = -1, seen = -1;
         MPI_Fetch_and_op(&one, &ticket, MPI_LONG, 0, kElements, MPI_SUM, win);
+        // A get right behind it, not flushed between, is ordered after it.
+        MPI_Get(&seen, 1, MPI_LONG, 0, kElements, 1, MPI_LONG, win);
         MPI_Win_flush(0, win);
+        if (seen <= ticket) fail("a get behind this thread's fetch-and-op sees its increment", ticket + 1, seen);
         tickets[static_cast<std::size_t>(t)].push_back(ticket);
         if (round % 50 == 0) MPI_Win_flush_all(win);
       }
