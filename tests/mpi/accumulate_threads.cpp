@@ -38,9 +38,12 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long* counters = nullptr;
   MPI_Win win;
-  // Element kElements is the ticket counter.
-  MPI_Win_allocate((kElements + 1) * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &counters, &win);
-  std::fill(counters, counters + kElements + 1, 0L);
+  // Element kElements is the ticket counter; then one counter per thread of
+  // every process.
+  const int elements = kElements + 1 + size * kThreads;
+  MPI_Win_allocate(elements * static_cast<MPI_Aint>(sizeof(long)), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                   &counters, &win);
+  std::fill(counters, counters + elements, 0L);
   MPI_Barrier(MPI_COMM_WORLD);
 
   std::vector<std::vector<long>> tickets(kThreads);
@@ -53,12 +56,15 @@ int main(int argc, char** argv) {
       for (int round = 0; round < kRounds; ++round) {
         const int target = (rank + round + t) % size;
         MPI_Accumulate(ones.data(), kElements, MPI_LONG, target, 0, kElements, MPI_LONG, MPI_SUM, win);
-        long ticket = -1, seen = -1;
+        long ticket = -1, count = -1, seen = -1;
         MPI_Fetch_and_op(&one, &ticket, MPI_LONG, 0, kElements, MPI_SUM, win);
-        // A get right behind it, not flushed between, is ordered after it.
-        MPI_Get(&seen, 1, MPI_LONG, 0, kElements, 1, MPI_LONG, win);
+        // This thread's own counter, and a get right behind it, not flushed
+        // between: ordered after it.
+        const MPI_Aint own = kElements + 1 + rank * kThreads + t;
+        MPI_Fetch_and_op(&one, &count, MPI_LONG, 0, own, MPI_SUM, win);
+        MPI_Get(&seen, 1, MPI_LONG, 0, own, 1, MPI_LONG, win);
         MPI_Win_flush(0, win);
-        if (seen <= ticket) fail("a get behind this thread's fetch-and-op sees its increment", ticket + 1, seen);
+        if (seen != round + 1) fail("a get behind this thread's fetch-and-op sees its increment", round + 1, seen);
         tickets[static_cast<std::size_t>(t)].push_back(ticket);
         if (round % 50 == 0) MPI_Win_flush_all(win);
       }
