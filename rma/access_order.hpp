@@ -25,9 +25,13 @@ struct ByteSpan {
   }
 };
 
+// Every byte, and beyond: what an access whose bounds overflow covers.
+inline constexpr ByteSpan kEverything{INT64_MIN, INT64_MAX};
+
 // The bytes `count` items of a type touch from byte `offset`: each item spans
 // [offset + i * extent + true_lb, ... + true_extent). Extents may be negative
-// (resized types), so both ends are checked.
+// (resized types), so both ends are checked. kEverything where the bounds
+// overflow.
 ByteSpan items_span(std::int64_t offset, std::int64_t count, std::int64_t extent, std::int64_t true_lb,
                     std::int64_t true_extent);
 

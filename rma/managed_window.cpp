@@ -421,7 +421,9 @@ int ManagedWindow::check_operands(const AccumulateCall& call, Operands& operands
   SHIM_TRY(check_op(call.op, basic, call.fetch));
   if (operands.bytes == 0) return MPI_SUCCESS;
   const Target& target = targets_[static_cast<std::size_t>(call.target)];
-  operands.offset = static_cast<std::int64_t>(call.displacement) * target.disp_unit;
+  if (__builtin_mul_overflow(static_cast<std::int64_t>(call.displacement), target.disp_unit, &operands.offset)) {
+    return MPI_ERR_RMA_RANGE;
+  }
   const std::int64_t items = operands.bytes / target_layout.size + (operands.bytes % target_layout.size != 0);
   operands.touched =
       items_span(operands.offset, items, target_layout.extent, target_layout.true_lb, target_layout.true_extent);
@@ -543,9 +545,11 @@ int ManagedWindow::order_mpi_access(int target, MPI_Aint displacement, MPI_Count
       PMPI_Type_get_true_extent_c(type, &true_lb, &true_extent) != MPI_SUCCESS) {
     return MPI_SUCCESS;
   }
-  const ByteSpan touched =
-      items_span(static_cast<std::int64_t>(displacement) * targets_[static_cast<std::size_t>(target)].disp_unit, count,
-                 extent, true_lb, true_extent);
+  std::int64_t offset = 0;
+  const ByteSpan touched = __builtin_mul_overflow(static_cast<std::int64_t>(displacement),
+                                                  targets_[static_cast<std::size_t>(target)].disp_unit, &offset)
+                               ? kEverything
+                               : items_span(offset, count, extent, true_lb, true_extent);
   const std::lock_guard lock(mutex_);
   if (order_.shim_in_flight(target, touched)) SHIM_TRY(complete_shipped());
   order_.mpi_issued(target, touched);

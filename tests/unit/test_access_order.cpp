@@ -22,6 +22,11 @@ TEST_CASE("items_span covers every byte a put or accumulate touches", "[access_o
   const ByteSpan shifted = items_span(64, 1, 8, -8, 8);
   CHECK(shifted.begin == 56);
   CHECK(shifted.end == 64);
+  // Bounds that overflow cover everything (MPI refuses such an access).
+  const ByteSpan huge = items_span(INT64_MAX - 8, 4, 8, 0, 8);
+  CHECK(huge.begin == shim::rma::kEverything.begin);
+  CHECK(huge.end == shim::rma::kEverything.end);
+  CHECK(items_span(0, INT64_MAX, INT64_MAX, 0, 8).begin == INT64_MIN);
   CHECK(items_span(16, 0, 8, 0, 8).empty());
   CHECK(items_span(16, 4, 0, 0, 0).empty());
 }
