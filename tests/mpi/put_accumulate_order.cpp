@@ -221,24 +221,27 @@ void run(const Run& r, const Shapes& shapes, int rank, int size) {
         MPI_Win_unlock(target, win);
       }
 
-      const std::vector<std::pair<const std::vector<long>*, std::string>> results = {
-          {&fetched, "get after put and accumulate"},
-          {&after_acc, "get after an accumulate"},
-          {&fop_result, "fetch-and-op after a put"}};
-      for (const auto& [values, what] : results) {
+      // What each fetch must have seen, element by element.
+      std::vector<long> want_fetched(kRun), want_after_acc(kRun);
+      for (std::size_t k = 0; k < kRun; ++k) {
+        want_fetched[k] = puts[k] + accs[k];
+        want_after_acc[k] = initial(round, target, element(rank, 1, shape.element[k])) + accs[k];
+      }
+      struct Fetch {
+        const std::vector<long>& values;
+        const std::vector<long>& expected;
+        const char* what;
+      };
+      for (const Fetch& fetch : {Fetch{fetched, want_fetched, "get after put and accumulate"},
+                                 Fetch{after_acc, want_after_acc, "get after an accumulate"},
+                                 Fetch{fop_result, puts, "fetch-and-op after a put"}}) {
         check->expect_elements(
-            kRun,
-            [&, values = values](std::size_t k) {
-              const long expected = values == &fetched ? puts[k] + accs[k]
-                                    : values == &after_acc
-                                        ? initial(round, target, element(rank, 1, shape.element[k])) + accs[k]
-                                        : puts[k];
-              return (*values)[k] == expected;
+            kRun, [&](std::size_t k) { return fetch.values[k] == fetch.expected[k]; },
+            [&](std::size_t k) {
+              return "element " + std::to_string(k) + " is " + std::to_string(fetch.values[k]) + ", expected " +
+                     std::to_string(fetch.expected[k]);
             },
-            [&, values = values](std::size_t k) {
-              return "element " + std::to_string(k) + " is " + std::to_string((*values)[k]);
-            },
-            where + ": " + what);
+            where + ": " + fetch.what);
       }
       MPI_Barrier(MPI_COMM_WORLD);
 
