@@ -18,7 +18,7 @@ and modelled.
 2. Per-server request buffers, peers, VmHWM, open descriptors and sockets from
    bench/acc_cluster after every process accumulated into every other, for
    N processes on virtual nodes of --ppn, unclustered (g=1) and clustered
-   (default g), beside the model (counts, not timings: any N).
+   (g = auto: ceil(sqrt(nodes))), beside the model (counts, not timings: any N).
 3. What the kernel sees of the buffers: each (N, g) runs twice more, with
    SHIM_SERVER_CREDITS=32 and =8 (the same buffer size), alternating
    (--repeats each), the server processes not accumulating themselves (their
@@ -30,7 +30,7 @@ and modelled.
    nodes and 100,000 on 1,000 nodes, unclustered and clustered.
 Writes acc_cluster.png and the tables (markdown) to --out.
 
-  bench/acc_cluster.py [--build DIR] [--out DIR] [--runs R] [--repeats R] [--sizes 4,8,16,32] [--ppn P]
+  bench/acc_cluster.py [--build DIR] [--out DIR] [--runs R] [--repeats R] [--sizes 4,8,16,32,64] [--ppn P]
                        [--no-latency] [--hosts]
 """
 import argparse
@@ -226,7 +226,7 @@ def plot(points, table, build, ppn, out):
             xs.append(n)
             mib.append((int(row["direct_bytes"]) + int(row["forward_bytes"])) / 2**20)
             peers.append(int(row["peers"]))
-        label = "clustered (default g), model" if clustered else "unclustered (g=1), model"
+        label = "clustered (g = ceil(sqrt(nodes))), model" if clustered else "unclustered (g=1), model"
         axes[0].plot(xs, mib, style + "-", label=label)
         axes[1].plot(xs, peers, style + "-", label=label)
         measured = [p for p in points if p["clustered"] == clustered]
@@ -250,7 +250,7 @@ def main():
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     parser.add_argument("--out", default=".")
     parser.add_argument("--runs", type=int, default=4)
-    parser.add_argument("--sizes", default="4,8,16,32")
+    parser.add_argument("--sizes", default="4,8,16,32,64")
     parser.add_argument("--ppn", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-latency", action="store_true")
