@@ -420,15 +420,18 @@ int ManagedWindow::check_operands(const AccumulateCall& call, Operands& operands
   }
   SHIM_TRY(check_op(call.op, basic, call.fetch));
   if (operands.bytes == 0) return MPI_SUCCESS;
+  if (!byte_offset(call.target, call.displacement, operands.offset)) return MPI_ERR_RMA_RANGE;
   const Target& target = targets_[static_cast<std::size_t>(call.target)];
-  if (__builtin_mul_overflow(static_cast<std::int64_t>(call.displacement), target.disp_unit, &operands.offset)) {
-    return MPI_ERR_RMA_RANGE;
-  }
   const std::int64_t items = operands.bytes / target_layout.size + (operands.bytes % target_layout.size != 0);
   operands.touched =
       items_span(operands.offset, items, target_layout.extent, target_layout.true_lb, target_layout.true_extent);
   if (operands.touched.begin < 0 || operands.touched.end > target.bytes) return MPI_ERR_RMA_RANGE;
   return MPI_SUCCESS;
+}
+
+bool ManagedWindow::byte_offset(int target, MPI_Aint displacement, std::int64_t& offset) const {
+  return !__builtin_mul_overflow(static_cast<std::int64_t>(displacement),
+                                 targets_[static_cast<std::size_t>(target)].disp_unit, &offset);
 }
 
 int ManagedWindow::accumulate(const AccumulateCall& call, MPI_Request* request) {
@@ -546,10 +549,8 @@ int ManagedWindow::order_mpi_access(int target, MPI_Aint displacement, MPI_Count
     return MPI_SUCCESS;
   }
   std::int64_t offset = 0;
-  const ByteSpan touched = __builtin_mul_overflow(static_cast<std::int64_t>(displacement),
-                                                  targets_[static_cast<std::size_t>(target)].disp_unit, &offset)
-                               ? kEverything
-                               : items_span(offset, count, extent, true_lb, true_extent);
+  const ByteSpan touched =
+      byte_offset(target, displacement, offset) ? items_span(offset, count, extent, true_lb, true_extent) : kEverything;
   const std::lock_guard lock(mutex_);
   if (order_.shim_in_flight(target, touched)) SHIM_TRY(complete_shipped());
   order_.mpi_issued(target, touched);

@@ -150,6 +150,8 @@ class ManagedWindow {
   int release();
   int check(const AccumulateCall& call, Operands& operands) const;
   int check_operands(const AccumulateCall& call, Operands& operands) const;
+  // displacement x the target's disp_unit; false where that overflows.
+  bool byte_offset(int target, MPI_Aint displacement, std::int64_t& offset) const;
   int confirm_epoch(int target);
   int apply_owner(const AccumulateCall& call, const Operands& operands, const unsigned char* stream,
                   const std::shared_ptr<ResultAssembly>& result);
