@@ -34,6 +34,7 @@ COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
             "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,shim-node-pairs,mpich && bench/sim/report.py tiny",
             "bcast": "bench/sim/sweep bcast && bench/sim/report.py bcast",
+            "blocks": "bench/sim/sweep blocks && bench/sim/report.py blocks",
             "networks": "bench/sim/sweep networks --only " + ",".join(NETWORKS_VARIANTS) + " && bench/sim/report.py networks"}
 
 

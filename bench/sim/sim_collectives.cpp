@@ -269,6 +269,8 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       std::printf("%s,%lld,%.9e,%.9f,%lld\n", o.op.c_str(), static_cast<long long>(bytes), seconds, start,
                   static_cast<long long>(expected));
+      // A run stopped at the sweep's time-out keeps the sizes it finished.
+      std::fflush(stdout);
       if (wrong_total != 0) {
         std::fprintf(stderr, "sim_collectives: %s of %lld bytes: %lld wrong bytes\n", o.op.c_str(),
                      static_cast<long long>(bytes), static_cast<long long>(wrong_total));

@@ -141,8 +141,9 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
                 stdout, stderr = process.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
-                process.communicate()
-                return [], f"no result after {timeout} s"
+                stdout, _ = process.communicate()
+                # The sizes finished before the time-out stand.
+                return parse_rows(stdout), f"no result after {timeout} s"
         rows = parse_rows(stdout)
         if process.returncode != 0:
             tail = [line for line in (stderr + stdout).splitlines() if line.strip()][-3:]
