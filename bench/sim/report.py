@@ -34,7 +34,9 @@ COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
             "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,shim-node-pairs,mpich && bench/sim/report.py tiny",
             "bcast": "bench/sim/sweep bcast && bench/sim/report.py bcast",
-            "blocks": "bench/sim/sweep blocks && bench/sim/report.py blocks",
+            "blocks": "bench/sim/sweep blocks --timeout 400 --platforms ib-onload && bench/sim/sweep blocks --timeout 400 "
+                      "--platforms ib-offload,eth-25g --only shim-rd," + ",".join(NETWORKS_VARIANTS)
+                      + " && bench/sim/report.py blocks",
             "networks": "bench/sim/sweep networks --only " + ",".join(NETWORKS_VARIANTS) + " && bench/sim/report.py networks"}
 
 
@@ -292,7 +294,8 @@ def main():
                           f"{op}, {platform}: shim auto / best SMPI selection (green < 1)"):
             figures.append(path)
     for platform, layout, op in [("ib-onload", "64x16", "alltoall"), ("ib-onload", "128x16", "alltoall"),
-                                 ("ib-onload", "8x8", "alltoall"), ("ib-onload", "8x8", "bcast"),
+                                 ("ib-onload", "32x16", "alltoall"), ("ib-onload", "8x8", "alltoall"),
+                                 ("ib-onload", "8x8", "bcast"),
                                  ("ib-onload", "64x16", "bcast"), ("hetero", "64x8", "bcast"),
                                  ("hetero", "128x8", "bcast"), ("hetero", "8x4", "bcast"),
                                  ("ib-offload", "64x16", "alltoall")]:
