@@ -144,6 +144,15 @@ std::string explain_offload(const AlltoallFacts& facts) {
          " partners";
 }
 
+std::int64_t costly_sends_aggregate_max(const AlltoallFacts& facts) {
+  return saturating_product(kCostlySendsAggregateSpan, link_bytes_per_send(facts));
+}
+
+bool sends_outlast_link(const AlltoallFacts& facts) {
+  return facts.send_cost_ns >= kCostlySendNs && facts.node_bandwidth > 0 &&
+         aggregated_bytes(facts) <= costly_sends_aggregate_max(facts);
+}
+
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
 constexpr int kManyCores = 16;
 
@@ -234,6 +243,16 @@ constexpr std::array kRules = {
                           " <= " + format_bytes(saturating_product(2, f.thresholds.sa_max_bytes)) + ", " +
                           std::to_string(f.ppn) + " per node";
                  }},
+    AlltoallRule{"costly-sends-aggregate", "send cost >= 1 us && ppn * block <= 2 x send cost x SHIM_NODE_BANDWIDTH",
+                 AlltoallAlgorithm::sa,
+                 "MPI's exchange keeps its senders busier than the link: ppn times fewer messages leave the link's "
+                 "time and the copies (scale model, docs/scale/blocks.md)",
+                 [](const AlltoallFacts& f) { return sends_outlast_link(f); },
+                 [](const AlltoallFacts& f) {
+                   return "ppn x block = " + format_bytes(aggregated_bytes(f)) + " <= 2 x " +
+                          format_bytes(link_bytes_per_send(f)) + " the link carries in " +
+                          std::to_string(f.send_cost_ns) + " ns";
+                 }},
     AlltoallRule{"bandwidth-bound", "otherwise", AlltoallAlgorithm::native,
                  "bandwidth-bound: aggregation would only add copies", [](const AlltoallFacts&) { return true; },
                  [](const AlltoallFacts& f) {
@@ -247,6 +266,11 @@ constexpr AlltoallPolicy kPolicy{kRules};
 }  // namespace
 
 const AlltoallPolicy& alltoall_policy() { return kPolicy; }
+
+std::int64_t link_bytes_per_send(const AlltoallFacts& facts) {
+  const double bytes = static_cast<double>(facts.send_cost_ns) * 1e-9 * static_cast<double>(facts.node_bandwidth);
+  return bytes >= 0x1p60 ? std::int64_t{1} << 60 : static_cast<std::int64_t>(bytes);
+}
 
 bool alltoall_native_for_every_block(int nodes, int ppn) { return nodes <= 1 || ppn <= 1; }
 

@@ -51,6 +51,9 @@ struct AlltoallFacts {
   AlltoallThresholds thresholds;
   int send_cost_ns = kReferenceSendCostNs;  // per small message to another node (SHIM_SEND_COST_NS, the profile)
   int min_ppn = 0;                          // fewest processes on one node; 0: as many as ppn (a regular layout)
+  // What one node's link carries to other nodes, bytes/s
+  // (SHIM_NODE_BANDWIDTH, the profile); 0: unknown.
+  std::int64_t node_bandwidth = 0;
   // MPI_IN_PLACE: MPICH then exchanges by p - 1 pairwise sendrecv_replace
   // steps, never Bruck, so no rule that counts on MPI's Bruck applies.
   bool in_place = false;
@@ -112,6 +115,30 @@ inline constexpr std::int64_t kFlatBruckRankBytes = 2048;
 inline constexpr int kCostlySendNs = 1000;
 inline constexpr std::int64_t kNativeBruckMaxBlockBytes = 255;
 inline constexpr int kNativeBruckMinRanks = 8;
+
+// Beyond SHIM_ALLTOALL_SA_MAX, where messages are costly (kCostlySendNs)
+// and the node's link bandwidth is known, SA is still taken while ppn x
+// block is at most kCostlySendsAggregateSpan x what the link carries during
+// one send cost. Why: MPI's exchange sends (nodes - 1) x ppn messages per
+// rank to other nodes, so its ranks spend (nodes - 1) x ppn x send cost
+// sending, while the node's link needs (nodes - 1) x ppn^2 x block /
+// bandwidth for the bytes: the sending outlasts the link while ppn x block <
+// send cost x bandwidth, and SA's ppn-fold fewer messages leave the link's
+// time and the copies. The sending overlaps the link only in part, so the
+// crossover lies beyond: from the scale model (eth-25g: 6.4 us per message,
+// 2.99 GB/s, 19090 B per send cost; `bench/sim/simrun.py eth-25g NxP alltoall
+// shim-sa,mpich SIZE`), SA against MPICH's exchange at ppn x block / 19090 B
+// = 0.86: 0.62x at 8 x 16 (662.8 / 1065.3 us), 0.64x at 8 x 8, 0.65-0.67x
+// at 16 x 8, 16 x 16 and 32 x 8, 0.92-0.93x at 16 x 4 and 32 x 4; at 1.72:
+// 0.87x at 8 x 16 and 16 x 16, 0.95-0.98x at 8 x 4, 16 x 4, 16 x 8 and
+// 32 x 4, 1.02x at 8 x 8; at 2.57: 0.95x at 8 x 16, 1.02-1.07x at 16 x 8,
+// 8 x 8 and 32 x 4; at 3.43 (8 x 16, 4 KiB) 1.02x. Node pairs, weighed
+// first, take most of these (within 5% of SA where they do).
+inline constexpr int kCostlySendsAggregateSpan = 2;
+// What the node's link carries during one send cost, send cost x
+// bandwidth in bytes (at most 2^60: absurd figures stay below any
+// saturated size); 0 where the bandwidth is unknown.
+std::int64_t link_bytes_per_send(const AlltoallFacts& facts);
 
 // Node pairs against SA, as the scale model timed them (docs/scale/tiny.md,
 // onload platform, 16-96 nodes of 2-16 ranks, 1-32 B blocks): node pairs

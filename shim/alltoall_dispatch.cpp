@@ -15,6 +15,7 @@ AlltoallCall::Facts AlltoallCall::facts(CommState&, const topo::Hierarchy& hiera
           .thresholds = config().alltoall_thresholds,
           .send_cost_ns = config().send_cost_ns,
           .min_ppn = layout.min_ppn(),
+          .node_bandwidth = config().node_bandwidth,
           .in_place = args.sendbuf == MPI_IN_PLACE};
 }
 
@@ -87,7 +88,9 @@ Measured AlltoallCall::measure(CommState&) const {
 }
 
 std::string AlltoallCall::describe(const CommState&, const topo::Hierarchy& hierarchy) const {
-  return hierarchy.layout().describe() + ", nodes from " + hierarchy.node_source() + ", NIC " +
+  const std::string link =
+      config().node_bandwidth > 0 ? ", node link " + std::to_string(config().node_bandwidth) + " B/s" : "";
+  return hierarchy.layout().describe() + ", nodes from " + hierarchy.node_source() + link + ", NIC " +
          std::string(topo::name(config().nic));
 }
 

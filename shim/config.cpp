@@ -82,6 +82,15 @@ constexpr std::array kSpecs = {
                   c.send_cost_explicit = parse_int_in(t, 0, 100'000'000, c.send_cost_ns);
                   return c.send_cost_explicit;
                 }},
+    SettingSpec{
+        "SHIM_NODE_BANDWIDTH", "bytes per second, optional K|M|G suffix (0: unknown)", "the profile's, else unknown",
+        "what one node's link carries to other nodes; with a send cost of 1 us or more, auto keeps SA beyond "
+        "SHIM_ALLTOALL_SA_MAX while ppn x block <= send cost x this. Overrides the throughput measured in "
+        "SHIM_PROFILE",
+        [](std::string_view t, Config& c) {
+          c.node_bandwidth_explicit = parse_bytes_in(t, 0, std::numeric_limits<std::int64_t>::max(), c.node_bandwidth);
+          return c.node_bandwidth_explicit;
+        }},
     SettingSpec{"SHIM_ALLTOALL_SA_MAX", "bytes, optional K|M|G suffix", "4K",
                 "auto picks SA while ppn x block bytes <= this",
                 [](std::string_view t, Config& c) { return parse_byte_size(t, c.alltoall_thresholds.sa_max_bytes); }},

@@ -60,6 +60,8 @@ struct Config {
   bool nic_explicit = false;                      // SHIM_NIC given: a profile's NIC class does not replace it
   int send_cost_ns = coll::kReferenceSendCostNs;  // per small message a core sends to another node
   bool send_cost_explicit = false;                // SHIM_SEND_COST_NS given: the profile's does not replace it
+  std::int64_t node_bandwidth = 0;                // bytes/s one node's link carries to other nodes; 0: unknown
+  bool node_bandwidth_explicit = false;           // SHIM_NODE_BANDWIDTH given: the profile's does not replace it
   coll::AlltoallThresholds alltoall_thresholds;
   Choice<coll::BcastAlgorithm> bcast;
   int bcast_k = 0;                        // 0: the profile's k, else 2

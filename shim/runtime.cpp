@@ -79,6 +79,7 @@ void load_profile() {
   if (!g_config.send_cost_explicit && g_picture->profile.send_cost_s > 0) {
     g_config.send_cost_ns = static_cast<int>(std::lround(std::min(g_picture->profile.send_cost_s, 0.1) * 1e9));
   }
+  if (!g_config.node_bandwidth_explicit) g_config.node_bandwidth = g_picture->profile.node_bandwidth();
   g_profile_segments = topo::profile_segment_range(g_picture->profile);
   std::vector<std::int64_t> segments;
   if (g_config.bcast_segment_bytes > 0) segments.push_back(g_config.bcast_segment_bytes);

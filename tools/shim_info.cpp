@@ -259,6 +259,8 @@ void print_policy() {
   std::cout << "\nAlltoall policy (applies when SHIM_ALLTOALL=auto; the first matching rule decides)\n"
             << "  in effect: SHIM_ALLTOALL=" << shim::choice_name(config.alltoall)
             << ", SHIM_NIC=" << shim::topo::name(config.nic) << ", SHIM_SEND_COST_NS=" << config.send_cost_ns
+            << ", SHIM_NODE_BANDWIDTH="
+            << (config.node_bandwidth > 0 ? std::to_string(config.node_bandwidth) + " B/s" : "unknown")
             << ", SHIM_ALLTOALL_SA_MAX=" << shim::format_bytes(thresholds.sa_max_bytes)
             << ", SHIM_ALLTOALL_LEADER_MAX=" << shim::format_bytes(thresholds.leader_max_bytes) << '\n';
   if (config.alltoall) {
@@ -322,13 +324,14 @@ void print_network_profile(shim::CommState& state, const shim::topo::Hierarchy& 
   std::cout << "\nNetwork profile (SHIM_PROFILE)\n";
   if (picture == nullptr) {
     std::cout << "  none loaded: broadcasts know nodes but no subnets, and the alltoall policy uses SHIM_NIC or "
-                 "onload and SHIM_SEND_COST_NS or 25 ns\n";
+                 "onload, SHIM_SEND_COST_NS or 25 ns and SHIM_NODE_BANDWIDTH or none\n";
     return;
   }
   const shim::topo::NetworkProfile& p = picture->profile;
   std::cout << "  " << shim::config().profile_path.data() << ": " << p.hosts.size() << " hosts, " << p.subnets()
             << " subnets, NIC " << shim::topo::name(p.nic) << ", bcast k " << p.bcast_k
             << (p.send_cost_s > 0 ? ", send cost " + std::to_string(std::lround(p.send_cost_s * 1e9)) + " ns" : "")
+            << (p.node_bandwidth() > 0 ? ", node link " + std::to_string(p.node_bandwidth()) + " B/s" : "")
             << (p.created_by.empty() ? "" : ", written by " + p.created_by) << '\n';
   const shim::topo::Layout& layout = hierarchy.layout();
   const std::vector<int>& subnets = state.subnet_of_node();

@@ -170,6 +170,13 @@ const CostMatrix& NetworkProfile::partition_cost() const {
   return cost[static_cast<std::size_t>(it - sizes.begin())];
 }
 
+std::int64_t NetworkProfile::node_bandwidth() const {
+  if (pair_throughput.empty()) return 0;
+  const double both_ways = *std::max_element(pair_throughput.begin(), pair_throughput.end());
+  if (!(both_ways > 0)) return 0;
+  return both_ways >= 0x1p62 ? std::int64_t{1} << 62 : static_cast<std::int64_t>(both_ways / 2);
+}
+
 int NetworkProfile::host_index(std::string_view host) const {
   const auto it = std::find(hosts.begin(), hosts.end(), host);
   return it == hosts.end() ? -1 : static_cast<int>(it - hosts.begin());

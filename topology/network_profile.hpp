@@ -37,6 +37,9 @@ struct NetworkProfile {
   // The cost matrix the subnets came from.
   const CostMatrix& partition_cost() const;
   int host_index(std::string_view host) const;  // -1 when absent
+  // What one node's link carries to other nodes, bytes/s: half the highest
+  // pair throughput, which counts both directions; 0 when not measured.
+  std::int64_t node_bandwidth() const;
 };
 
 struct ProfileLoad {

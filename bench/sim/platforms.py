@@ -171,11 +171,14 @@ PLATFORMS = {p.name: p for p in [
 def probed_settings(name):
     """What shim-probe would write into a profile on this platform, as the
     settings that override a profile: the NIC class (offload where concurrent
-    senders add no bandwidth) and the send cost of a small message to another
-    node (the platform's send overhead at 8 B). Applied to every shim run, so
-    that `auto` decides as it would on a probed cluster."""
+    senders add no bandwidth), the send cost of a small message to another
+    node (the platform's send overhead at 8 B) and what a node's link carries
+    (its bandwidth, times TCP's payload efficiency where that applies).
+    Applied to every shim run, so that `auto` decides as it would on a probed
+    cluster."""
     platform = PLATFORMS[name]
-    return {"SHIM_NIC": platform.nic, "SHIM_SEND_COST_NS": str(round(platform.send.value * 1e9))}
+    return {"SHIM_NIC": platform.nic, "SHIM_SEND_COST_NS": str(round(platform.send.value * 1e9)),
+            "SHIM_NODE_BANDWIDTH": str(round(_link_bandwidth(platform, platform.bandwidth)))}
 
 
 def _bps(value):

@@ -5,8 +5,8 @@ A profile that cannot be used (missing, malformed, truncated, or describing
 other hosts) costs exactly one line on rank 0, naming the file and the reason,
 and the job runs correctly without it. A good profile is used: with virtual
 nodes spread over its subnets, the broadcast runs ECO; its NIC class and
-send cost steer the alltoall policy unless SHIM_NIC and SHIM_SEND_COST_NS say
-otherwise.
+send cost and node link bandwidth steer the alltoall policy unless SHIM_NIC,
+SHIM_SEND_COST_NS and SHIM_NODE_BANDWIDTH say otherwise.
 """
 import argparse
 import os
@@ -72,9 +72,10 @@ def main():
     elif "SHIM_PROFILE" in output:
         failures.append(f"good profile: complaint about a good file:\n{output}")
 
-    def check_alltoall_decision(profile, extra, what, *patterns, ranks=4, nic=r"\w+"):
+    def check_alltoall_decision(profile, extra, what, *patterns, ranks=4, nic=r"\w+", link=None):
         """Runs the alltoall program (virtual nodes of 2, 4 B blocks first) and checks that every one of
-        `patterns` matches a decision it announces, made for NIC class `nic`."""
+        `patterns` matches a decision it announces, made for NIC class `nic`; with `link`, that the
+        decisions name that node link bandwidth ("": none)."""
         env = dict(base, SHIM_PROFILE=profile, SHIM_VERBOSE="1", SHIM_NODE_SIZE="2", **extra)
         command = [args.mpiexec, "-n", str(ranks), args.alltoall_program]
         result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
@@ -86,6 +87,8 @@ def main():
             if not re.search(r"^shim: alltoall on MPI_COMM_WORLD .*, NIC " + nic + r"; block 4 B .*" + pattern,
                              output, re.M):
                 failures.append(f"{what} {extra}: expected /{pattern}/ for 4 B blocks:\n{output}")
+        if link is not None and ((link not in output) if link else ("node link" in output)):
+            failures.append(f"{what} {extra}: expected {link or 'no node link'} in the decisions:\n{output}")
 
     # The profile's NIC class reaches the alltoall policy; SHIM_NIC wins over
     # it. Two nodes of two take the same rules with either class (only
@@ -97,9 +100,18 @@ def main():
     # The profile's send cost reaches it too: at TCP's 6.4 us per message
     # node pairs' one partner beats SA's window; at the onload platform's
     # 25 ns SA aggregates.
-    tcp = write("tcp.json", good.replace('"bcast_k":', '"send_cost_seconds": 6.39e-06, "bcast_k":'))
-    check_alltoall_decision(tcp, {}, "send-cost profile", r"-> node-pairs \[node-pairs\].*6390 ns per message")
+    tcp_text = good.replace('"bcast_k":', '"send_cost_seconds": 6.39e-06, "bcast_k":')
+    tcp = write("tcp.json", tcp_text)
+    check_alltoall_decision(tcp, {}, "send-cost profile", r"-> node-pairs \[node-pairs\].*6390 ns per message", link="")
     check_alltoall_decision(tcp, {"SHIM_SEND_COST_NS": "25"}, "send-cost profile", r"-> sa \[aggregate\]")
+    # The profile's pair throughput gives the node's link bandwidth (half
+    # the highest, which counts both directions); SHIM_NODE_BANDWIDTH wins
+    # over it, 0 making it unknown again.
+    linked = write("linked.json", tcp_text.replace('"pair_throughput": []', '"pair_throughput": [1.5e9, 2.5e9]'))
+    check_alltoall_decision(linked, {}, "bandwidth profile", r"-> node-pairs", link="node link 1250000000 B/s")
+    check_alltoall_decision(linked, {"SHIM_NODE_BANDWIDTH": "3G"}, "bandwidth profile", r"-> node-pairs",
+                            link="node link 3221225472 B/s")
+    check_alltoall_decision(linked, {"SHIM_NODE_BANDWIDTH": "0"}, "bandwidth profile", r"-> node-pairs", link="")
     # 11 ranks on 6 nodes (the last of one): MPI's Bruck sends 4 messages
     # per rank where node pairs and SA send 5, so the policy leaves the call
     # to MPI, unless it is in place (MPICH then exchanges pairwise, p - 1
@@ -111,7 +123,8 @@ def main():
         print("FAIL:", failure)
     if not failures:
         print("ok: bad profiles cost one line each and are ignored; a good one makes the broadcast ECO and "
-              "its NIC class and send cost steer the alltoall policy unless SHIM_NIC / SHIM_SEND_COST_NS are set")
+              "its NIC class, send cost and bandwidth steer the alltoall policy unless SHIM_NIC / SHIM_SEND_COST_NS / "
+              "SHIM_NODE_BANDWIDTH are set")
     return 1 if failures else 0
 
 

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "collectives/alltoall_policy.hpp"
 #include "common/format.hpp"
@@ -169,6 +170,47 @@ TEST_CASE("where each message costs its sender more, the estimates count the mes
       CHECK(rule_for(AlltoallFacts{block, nodes, 4, NicClass::onload, {}, 0}).outcome == pick(block, nodes, 4));
     }
   }
+}
+
+TEST_CASE("where messages cost more than the link's time for their bytes, SA aggregates beyond SA_MAX", "[policy]") {
+  // The scale model's eth-25g platform: 6.39 us per message, 2.99 GB/s per
+  // node, 19090 B per send cost. Simulated (docs/scale/blocks.md): SA 662.8
+  // us at 8 x 16 and 1 KiB where MPICH's exchange took 1065.3.
+  constexpr std::int64_t k25g = 2'987'500'000;
+  const auto facts = [](std::int64_t block, int nodes, int ppn, std::int64_t bandwidth, int send_cost = 6390) {
+    AlltoallFacts f{block, nodes, ppn, NicClass::onload, {}, send_cost};
+    f.node_bandwidth = bandwidth;
+    return f;
+  };
+  CHECK(shim::coll::link_bytes_per_send(facts(1, 8, 16, k25g)) == 19090);
+  CHECK(shim::coll::link_bytes_per_send(facts(1, 8, 16, 0)) == 0);
+  CHECK(rule_for(facts(1024, 8, 16, k25g)).name == "costly-sends-aggregate");
+  CHECK(rule_for(facts(1024, 8, 16, k25g)).outcome == AlltoallAlgorithm::sa);
+  CHECK(rule_for(facts(2048, 16, 16, k25g)).outcome == AlltoallAlgorithm::sa);  // SA 0.87x MPICH
+  // Beyond twice one send cost's bytes the link's time decides.
+  CHECK(rule_for(facts(2386, 8, 16, k25g)).outcome == AlltoallAlgorithm::sa);      // 38176 B
+  CHECK(rule_for(facts(2387, 8, 16, k25g)).name == "bandwidth-bound");             // 38192 B
+  CHECK(rule_for(facts(4096, 8, 16, k25g)).outcome == AlltoallAlgorithm::native);  // 64 KiB
+  // Unknown bandwidth, or a cheap send, leaves the table as it was.
+  CHECK(rule_for(facts(1024, 8, 16, 0)).name == "bandwidth-bound");
+  CHECK(rule_for(facts(1024, 8, 16, 400'000'000'000, 999)).name == "bandwidth-bound");
+  CHECK(rule_for(facts(1024, 8, 16, k25g, 1000)).name == "bandwidth-bound");  // 2 x 2987 B
+  // Earlier rules still come first: within SA_MAX they decide as before
+  // (8 x 4 at 4 KiB: node pairs, 192.2 us simulated, SA 182.8).
+  CHECK(rule_for(facts(4096, 8, 4, k25g)).outcome == AlltoallAlgorithm::node_pairs);
+  for (const int ppn : {2, 4, 16}) {
+    for (std::int64_t block = 1; block * ppn <= 4096; block *= 2) {
+      CHECK(rule_for(facts(block, 8, ppn, k25g)).outcome == rule_for(facts(block, 8, ppn, 0)).outcome);
+    }
+  }
+  const AlltoallFacts tcp = facts(1024, 8, 16, k25g);
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(tcp), tcp)
+            .find("ppn x block = 16 KiB <= 2 x 19090 B the link carries in 6390 ns") != std::string::npos);
+  // Absurd bandwidths saturate instead of overflowing.
+  const AlltoallFacts absurd =
+      facts(std::int64_t{1} << 62, 8, 16, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<int>::max());
+  CHECK(shim::coll::link_bytes_per_send(absurd) == std::int64_t{1} << 60);
+  CHECK(rule_for(absurd).name == "bandwidth-bound");
 }
 
 TEST_CASE("offload NICs weigh node pairs against SA as onload ones do, leader-based beyond", "[policy]") {

@@ -33,6 +33,8 @@ TEST_CASE("no settings give the documented defaults", "[config]") {
   CHECK(parsed.config.nic == shim::topo::NicClass::onload);
   CHECK(parsed.config.send_cost_ns == 25);
   CHECK_FALSE(parsed.config.send_cost_explicit);
+  CHECK(parsed.config.node_bandwidth == 0);
+  CHECK_FALSE(parsed.config.node_bandwidth_explicit);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 4096);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 8192);
   CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes == 32768);
@@ -78,6 +80,7 @@ TEST_CASE("valid settings are applied", "[config]") {
                              {"SHIM_NODE_SIZE", "4"},
                              {"SHIM_NIC", "offload"},
                              {"SHIM_SEND_COST_NS", "6390"},
+                             {"SHIM_NODE_BANDWIDTH", "3G"},
                              {"SHIM_ALLTOALL_SA_MAX", "32K"},
                              {"SHIM_ALLTOALL_LEADER_MAX", "1m"},
                              {"SHIM_ALLTOALL_RAIL_P2P_MAX", "0"}});
@@ -90,6 +93,8 @@ TEST_CASE("valid settings are applied", "[config]") {
   CHECK(parsed.config.nic == shim::topo::NicClass::offload);
   CHECK(parsed.config.send_cost_ns == 6390);
   CHECK(parsed.config.send_cost_explicit);
+  CHECK(parsed.config.node_bandwidth == std::int64_t{3} << 30);
+  CHECK(parsed.config.node_bandwidth_explicit);
   CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == 32 * 1024);
   CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == 1024 * 1024);
   CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes == 0);
@@ -120,6 +125,8 @@ TEST_CASE("every kind of malformed value is rejected without side effects", "[co
                                                         {"SHIM_SEND_COST_NS", "-1"},
                                                         {"SHIM_SEND_COST_NS", "6.4us"},
                                                         {"SHIM_SEND_COST_NS", "100000001"},
+                                                        {"SHIM_NODE_BANDWIDTH", "-1"},
+                                                        {"SHIM_NODE_BANDWIDTH", "25Gb"},
                                                         {"SHIM_ALLTOALL_SA_MAX", "16Q"},
                                                         {"SHIM_ALLTOALL_SA_MAX", "-1"},
                                                         {"SHIM_ALLTOALL_LEADER_MAX", "99999999999999999999"},
@@ -133,6 +140,8 @@ TEST_CASE("every kind of malformed value is rejected without side effects", "[co
     CHECK(parsed.config.enabled == defaults.enabled);
     CHECK(parsed.config.send_cost_ns == defaults.send_cost_ns);
     CHECK(parsed.config.send_cost_explicit == defaults.send_cost_explicit);
+    CHECK(parsed.config.node_bandwidth == defaults.node_bandwidth);
+    CHECK(parsed.config.node_bandwidth_explicit == defaults.node_bandwidth_explicit);
     CHECK(parsed.config.alltoall_thresholds.sa_max_bytes == defaults.alltoall_thresholds.sa_max_bytes);
     CHECK(parsed.config.alltoall_thresholds.leader_max_bytes == defaults.alltoall_thresholds.leader_max_bytes);
     CHECK(parsed.config.alltoall_thresholds.rail_point_to_point_max_bytes ==

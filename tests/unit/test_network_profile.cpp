@@ -123,3 +123,16 @@ TEST_CASE("an unreadable file is reported", "[profile]") {
   CHECK_FALSE(load.profile);
   CHECK(load.error == "/nonexistent/profile.json: cannot be read");
 }
+
+TEST_CASE("a node's bandwidth is half its highest pair throughput, which counts both directions", "[profile]") {
+  NetworkProfile p = sample();
+  CHECK(p.node_bandwidth() == 56'000'000);
+  p.pair_throughput = {2.4e9, 5.975e9, 5.9e9};
+  CHECK(p.node_bandwidth() == 2'987'500'000);
+  p.pair_throughput.clear();
+  CHECK(p.node_bandwidth() == 0);
+  p.pair_throughput = {-1e300};
+  CHECK(p.node_bandwidth() == 0);
+  p.pair_throughput = {1e300};
+  CHECK(p.node_bandwidth() == std::int64_t{1} << 62);
+}
