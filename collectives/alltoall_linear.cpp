@@ -11,6 +11,10 @@ Schedule build_linear_schedule(const topo::Layout& layout, int rank) {
     exchange.sends.push_back({dest, {{Buffer::send, dest, 1}}});
     exchange.recvs.push_back({source, {{Buffer::recv, source, 1}}});
   }
+  if (size > kLinearAllAtOnceMaxRanks) {
+    exchange.kind = PhaseKind::paced_exchange;
+    exchange.window = kLinearInFlight;
+  }
   Schedule schedule;
   schedule.phases.push_back(std::move(exchange));
   schedule.in_place_safe = false;

@@ -153,6 +153,12 @@ bool sends_outlast_link(const AlltoallFacts& facts) {
          aggregated_bytes(facts) <= costly_sends_aggregate_max(facts);
 }
 
+bool paced_linear_fits(const AlltoallFacts& facts) {
+  const std::int64_t ranks = layout_ranks(facts);
+  return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks && facts.block_bytes >= kPacedLinearMinBlockBytes &&
+         facts.block_bytes <= kPacedLinearMaxBlockBytes;
+}
+
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
 constexpr int kManyCores = 16;
 
@@ -253,6 +259,17 @@ constexpr std::array kRules = {
                           format_bytes(link_bytes_per_send(f)) + " the link carries in " +
                           std::to_string(f.send_cost_ns) + " ns";
                  }},
+    AlltoallRule{
+        "many-ranks-paced-linear", "64 < nodes * ppn <= 256 && 16 KiB <= block <= 64 KiB", AlltoallAlgorithm::linear,
+        "large blocks between many processes: each straight to its rank, 16 in flight per rank, keep the "
+        "links busier than MPI's paced exchanges, without aggregation's copies (scale model, "
+        "docs/scale/blocks.md)",
+        [](const AlltoallFacts& f) { return paced_linear_fits(f); },
+        [](const AlltoallFacts& f) {
+          return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) + " processes, block " +
+                 format_bytes(f.block_bytes) + " in " + format_bytes(kPacedLinearMinBlockBytes) + ".." +
+                 format_bytes(kPacedLinearMaxBlockBytes) + ", " + std::to_string(kLinearInFlight) + " in flight";
+        }},
     AlltoallRule{"bandwidth-bound", "otherwise", AlltoallAlgorithm::native,
                  "bandwidth-bound: aggregation would only add copies", [](const AlltoallFacts&) { return true; },
                  [](const AlltoallFacts& f) {

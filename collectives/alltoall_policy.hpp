@@ -183,8 +183,27 @@ inline constexpr int kNodePairsMaxPartners = 64;
 // platform, linear's extra send cost, one per block to another node, must
 // stay within one wave of the window (kRailStepCosts): on TCP (eth-25g, 8 x 4
 // at 256 B) linear took 201 us where node pairs took 13.6.
-inline constexpr int kLinearMaxRanks = 64;
+inline constexpr int kLinearMaxRanks = kLinearAllAtOnceMaxRanks;
 inline constexpr std::int64_t kLinearMinBlockBytes = 64;
+
+// Beyond kLinearMaxRanks processes linear runs paced (kLinearInFlight
+// messages in flight, alltoall_schedules.hpp) and is taken for blocks of at
+// least kPacedLinearMinBlockBytes, up to kPacedLinearMaxRanks processes and
+// kPacedLinearMaxBlockBytes (as far as it was timed; in place, linear first
+// copies the whole send buffer, so unbounded blocks would cost unbounded
+// memory). From
+// the scale model (`bench/sim/simrun.py PLATFORM LAYOUT alltoall shim-linear
+// 16384,32768,65536`, and `mpich`, `mvapich2`), against MPICH's selection
+// (its scattered exchange at 16 KiB, pairwise from 32 KiB) at 16 / 32 / 64
+// KiB: onload 0.89 / 0.68 / 0.89x at 32 x 4, 0.94 / 0.81 / 0.94x at 16 x 8
+// (round-robin too), 0.97 / 0.90 / 0.97x at 8 x 16, and ahead of MVAPICH2's
+// selection (scatter-destination, 4 in flight) at each; offload 0.88 / 0.97x
+// at 32 x 4 (16 / 64 KiB), 0.94 / 0.98x at 16 x 8, within 1% of SA and node
+// pairs or ahead; 25 GbE at 32 x 4 1.02 / 0.93x (node pairs 0.97x at 16
+// KiB). At 4 KiB on 25 GbE linear lost (894.9 us against MPICH's 783.8).
+inline constexpr std::int64_t kPacedLinearMinBlockBytes = 16 * 1024;
+inline constexpr std::int64_t kPacedLinearMaxBlockBytes = 64 * 1024;
+inline constexpr int kPacedLinearMaxRanks = 256;
 
 // Point to point unless the largest message is over
 // SHIM_ALLTOALL_RAIL_P2P_MAX, or Bruck's rounds cost less than the

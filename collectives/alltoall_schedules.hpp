@@ -33,13 +33,28 @@ Schedule build_rd_schedule(const topo::Layout& layout, int rank);
 // (3) scatter.
 Schedule build_leader_schedule(const topo::Layout& layout, int rank);
 
-// Linear: every block sent straight to its rank, all messages posted at
-// once (Open MPI's "basic linear"). Not hierarchical: it wins where the
-// node's link gains from many concurrent flows and aggregation's copies cost
-// more than per-message overheads save. Rank r sends to r+1, r+2, ... and
-// receives from r-1, r-2, ..., so no rank is every sender's first target.
-// Not in-place safe (Schedule::in_place_safe).
+// Linear: every block sent straight to its rank. Not hierarchical: it wins
+// where the node's link gains from many concurrent flows and aggregation's
+// copies cost more than per-message overheads save. Rank r sends to r+1,
+// r+2, ... and receives from r-1, r-2, ..., so no rank is every sender's
+// first target. Up to kLinearAllAtOnceMaxRanks processes all messages are
+// posted at once (Open MPI's "basic linear"); beyond, kLinearInFlight per
+// rank and direction (a paced exchange, as MVAPICH2's scatter-destination
+// alltoall throttles itself). Not in-place safe (Schedule::in_place_safe).
 Schedule build_linear_schedule(const topo::Layout& layout, int rank);
+
+// All at once as far as the scale model timed it so (docs/scale/small.md,
+// 16-64 processes); beyond, all at once puts a message for every process on
+// the NIC and into the receivers' queues. Paced with 16 in flight, 16 KiB to
+// 64 KiB blocks (onload platform, `bench/sim/simrun.py ib-onload 32x4
+// alltoall shim-linear 16384,32768,65536`): at 32 x 4 732.8 / 1463.6 /
+// 2736.0 us with 8 in flight, 695.9 / 1393.5 / 2736.0 with 16, 710.0 /
+// 1425.4 / 2736.0 with 32; at 16 x 8 1365.3 / 2728.3 / 5291.0 with 8,
+// 1336.5 / 2674.4 / 5291.0 with 16, 1351.0 / 2708.0 / 5291.0 with 32. At 16 x
+// 4 (64 processes) 16 in flight took 345.4 / 693.6 / 1326.4 us where all at
+// once took 392 us at 16 KiB and 1326.4 at 64 KiB.
+inline constexpr int kLinearAllAtOnceMaxRanks = 64;
+inline constexpr int kLinearInFlight = 16;
 
 // Node pairs: (1) intra-node exchange leaving local rank x with everything
 // its node sends to the nodes x carries (those d with d % ppn == x), and its

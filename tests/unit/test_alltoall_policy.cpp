@@ -58,6 +58,21 @@ TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
         std::string::npos);
 }
 
+TEST_CASE("from 65 to 256 processes, blocks from 16 KiB go linear, paced", "[policy]") {
+  CHECK(pick(16384, 32, 4) == AlltoallAlgorithm::linear);
+  CHECK(rule_for({16384, 32, 4, NicClass::onload, {}}).name == "many-ranks-paced-linear");
+  CHECK(pick(65536, 16, 8) == AlltoallAlgorithm::linear);
+  CHECK(pick(65536, 16, 16) == AlltoallAlgorithm::linear);  // 256
+  CHECK(pick(16384, 32, 4, NicClass::offload) == AlltoallAlgorithm::linear);
+  CHECK(pick(16383, 32, 4) == AlltoallAlgorithm::native);
+  CHECK(pick(65536, 32, 16) == AlltoallAlgorithm::native);                           // 512: beyond what was timed
+  CHECK(pick(65536, 13, 5) == AlltoallAlgorithm::linear);                            // 65
+  CHECK(rule_for({65536, 16, 4, NicClass::onload, {}}).name == "few-ranks-linear");  // 64: all at once
+  const AlltoallFacts facts{32768, 16, 8, NicClass::onload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
+            .find("16 nodes x 8 processes, block 32 KiB in 16 KiB..64 KiB, 16 in flight") != std::string::npos);
+}
+
 TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[policy]") {
   CHECK(pick(512, 64, 16) == AlltoallAlgorithm::sa);  // 8 KiB
   CHECK(rule_for({512, 64, 16, NicClass::onload, {}}).name == "aggregate-many-cores");
