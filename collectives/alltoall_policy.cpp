@@ -156,7 +156,7 @@ bool sends_outlast_link(const AlltoallFacts& facts) {
 bool paced_linear_fits(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
   return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks && facts.block_bytes >= kPacedLinearMinBlockBytes &&
-         facts.block_bytes <= kPacedLinearMaxBlockBytes;
+         facts.block_bytes <= kPacedLinearMaxBlockBytes && linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
 }
 
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
@@ -188,6 +188,19 @@ constexpr std::array kRules = {
                    return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) +
                           " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
                           format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
+                 }},
+    AlltoallRule{"many-ranks-paced-linear",
+                 "64 < nodes * ppn <= 128 && 1 KiB <= block <= 64 KiB && its extra send cost <= one wave",
+                 AlltoallAlgorithm::linear,
+                 "blocks of a KiB or more between many processes: each straight to its rank, 16 in flight per rank, "
+                 "keep the links busier than MPI's paced exchanges, without aggregation's copies (scale model, "
+                 "docs/scale/blocks.md)",
+                 [](const AlltoallFacts& f) { return paced_linear_fits(f); },
+                 [](const AlltoallFacts& f) {
+                   return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) + " processes, block " +
+                          format_bytes(f.block_bytes) + " in " + format_bytes(kPacedLinearMinBlockBytes) + ".." +
+                          format_bytes(kPacedLinearMaxBlockBytes) + ", " + std::to_string(kLinearInFlight) +
+                          " in flight";
                  }},
     AlltoallRule{"costly-sends-bruck",
                  "not in place && send cost >= 1 us && block < 256 B && nodes * ppn >= 8 && log2(nodes * ppn) < "
@@ -259,17 +272,6 @@ constexpr std::array kRules = {
                           format_bytes(link_bytes_per_send(f)) + " the link carries in " +
                           std::to_string(f.send_cost_ns) + " ns";
                  }},
-    AlltoallRule{
-        "many-ranks-paced-linear", "64 < nodes * ppn <= 256 && 16 KiB <= block <= 64 KiB", AlltoallAlgorithm::linear,
-        "large blocks between many processes: each straight to its rank, 16 in flight per rank, keep the "
-        "links busier than MPI's paced exchanges, without aggregation's copies (scale model, "
-        "docs/scale/blocks.md)",
-        [](const AlltoallFacts& f) { return paced_linear_fits(f); },
-        [](const AlltoallFacts& f) {
-          return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) + " processes, block " +
-                 format_bytes(f.block_bytes) + " in " + format_bytes(kPacedLinearMinBlockBytes) + ".." +
-                 format_bytes(kPacedLinearMaxBlockBytes) + ", " + std::to_string(kLinearInFlight) + " in flight";
-        }},
     AlltoallRule{"bandwidth-bound", "otherwise", AlltoallAlgorithm::native,
                  "bandwidth-bound: aggregation would only add copies", [](const AlltoallFacts&) { return true; },
                  [](const AlltoallFacts& f) {

@@ -187,23 +187,26 @@ inline constexpr int kLinearMaxRanks = kLinearAllAtOnceMaxRanks;
 inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 
 // Beyond kLinearMaxRanks processes linear runs paced (kLinearInFlight
-// messages in flight, alltoall_schedules.hpp) and is taken for blocks of at
-// least kPacedLinearMinBlockBytes, up to kPacedLinearMaxRanks processes and
-// kPacedLinearMaxBlockBytes (as far as it was timed; in place, linear first
-// copies the whole send buffer, so unbounded blocks would cost unbounded
-// memory). From
-// the scale model (`bench/sim/simrun.py PLATFORM LAYOUT alltoall shim-linear
-// 16384,32768,65536`, and `mpich`, `mvapich2`), against MPICH's selection
-// (its scattered exchange at 16 KiB, pairwise from 32 KiB) at 16 / 32 / 64
-// KiB: onload 0.89 / 0.68 / 0.89x at 32 x 4, 0.94 / 0.81 / 0.94x at 16 x 8
-// (round-robin too), 0.97 / 0.90 / 0.97x at 8 x 16, and ahead of MVAPICH2's
-// selection (scatter-destination, 4 in flight) at each; offload 0.88 / 0.97x
-// at 32 x 4 (16 / 64 KiB), 0.94 / 0.98x at 16 x 8, within 1% of SA and node
-// pairs or ahead; 25 GbE at 32 x 4 1.02 / 0.93x (node pairs 0.97x at 16
-// KiB). At 4 KiB on 25 GbE linear lost (894.9 us against MPICH's 783.8).
-inline constexpr std::int64_t kPacedLinearMinBlockBytes = 16 * 1024;
+// messages in flight, alltoall_schedules.hpp) and is taken for blocks from
+// kPacedLinearMinBlockBytes to kPacedLinearMaxBlockBytes up to
+// kPacedLinearMaxRanks processes, as far as it was timed (in place, linear
+// first copies the whole send buffer, so unbounded blocks would cost
+// unbounded memory), where its extra send cost stays within one wave, as for
+// few-ranks-linear. From the scale model (docs/scale/blocks.md, onload
+// platform), at 1 / 4 / 16 / 64 KiB against the best other option: 32 x 4
+// 46.9 / 174.0 / 695.9 / 2736.0 us against 63.8 (SA) / 199.5 / 784.8 /
+// 3079.5 (MPICH's selection); 16 x 8 84.7 / 332.9 / 1336.5 / 5291.0 against
+// 104.0 / 357.6 / 1419.2 / 5634.5; 15 x 8 + 1 x 3 81.3 / 319.0 / 1279.4
+// against 103.5 / 349.5 / 1459.6; at 64 KiB ahead of MVAPICH2's selection
+// (scatter-destination) too. Offload, 8 x 16: 158.1 / 620.9 / 2490.4 /
+// 9868.1 against 169.5 / 625.0 / 2476.7 / 9890.3. At 256 B it ties with SA
+// and node pairs (0.85-1.07x). At 256 processes only 16 KiB was simulated
+// (0.94x / 0.97x MPICH at 32 x 8 / 16 x 16). On 25 GbE (6.4 us per message,
+// outside the send-cost limit) linear lost at 4 KiB: 894.9 us at 32 x 4
+// against MPICH's 783.8.
+inline constexpr std::int64_t kPacedLinearMinBlockBytes = 1024;
 inline constexpr std::int64_t kPacedLinearMaxBlockBytes = 64 * 1024;
-inline constexpr int kPacedLinearMaxRanks = 256;
+inline constexpr int kPacedLinearMaxRanks = 128;
 
 // Point to point unless the largest message is over
 // SHIM_ALLTOALL_RAIL_P2P_MAX, or Bruck's rounds cost less than the

@@ -33,9 +33,10 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
   CHECK(pick(32, 2, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(256, 16, 8) == AlltoallAlgorithm::sa);  // 128 processes: too many for linear
-  CHECK(pick(1024, 17, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(1025, 16, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(256, 16, 8) == AlltoallAlgorithm::sa);   // 128 processes: too many for linear
+  CHECK(pick(1024, 33, 4) == AlltoallAlgorithm::sa);  // 132 processes: too many for paced linear
+  CHECK(pick(1023, 17, 4) == AlltoallAlgorithm::sa);  // below paced linear's blocks
+  CHECK(pick(1025, 33, 8) == AlltoallAlgorithm::native);
   AlltoallThresholds wider;
   wider.sa_max_bytes = 64 * 1024;
   CHECK(pick(8192, 64, 8, NicClass::onload, wider) == AlltoallAlgorithm::sa);
@@ -47,9 +48,9 @@ TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
   CHECK(pick(63, 8, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(1 << 20, 4, 16) == AlltoallAlgorithm::linear);
   CHECK(pick(4096, 2, 2) == AlltoallAlgorithm::linear);
-  CHECK(pick(4096, 13, 5) == AlltoallAlgorithm::native);  // 65 processes
-  CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);    // one node stays native
-  CHECK(pick(64, 64, 1) == AlltoallAlgorithm::native);    // so does one process per node
+  CHECK(rule_for({4096, 13, 5, NicClass::onload, {}}).name == "many-ranks-paced-linear");  // 65 processes
+  CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);                                     // one node stays native
+  CHECK(pick(64, 64, 1) == AlltoallAlgorithm::native);  // so does one process per node
   // Offload NICs follow the same rules while node pairs are weighed.
   CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   CHECK(pick(1024, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
@@ -58,19 +59,24 @@ TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
         std::string::npos);
 }
 
-TEST_CASE("from 65 to 256 processes, blocks from 16 KiB go linear, paced", "[policy]") {
+TEST_CASE("from 65 to 128 processes, blocks of 1-64 KiB go linear, paced", "[policy]") {
   CHECK(pick(16384, 32, 4) == AlltoallAlgorithm::linear);
   CHECK(rule_for({16384, 32, 4, NicClass::onload, {}}).name == "many-ranks-paced-linear");
   CHECK(pick(65536, 16, 8) == AlltoallAlgorithm::linear);
-  CHECK(pick(65536, 16, 16) == AlltoallAlgorithm::linear);  // 256
+  CHECK(pick(65536, 8, 16) == AlltoallAlgorithm::linear);   // 128
+  CHECK(pick(65536, 16, 16) == AlltoallAlgorithm::native);  // 256: beyond what was timed
   CHECK(pick(16384, 32, 4, NicClass::offload) == AlltoallAlgorithm::linear);
-  CHECK(pick(16383, 32, 4) == AlltoallAlgorithm::native);
-  CHECK(pick(65536, 32, 16) == AlltoallAlgorithm::native);                           // 512: beyond what was timed
+  CHECK(pick(1024, 32, 4) == AlltoallAlgorithm::linear);  // ahead of SA's 4 KiB aggregated
+  CHECK(pick(1024, 8, 16) == AlltoallAlgorithm::linear);
+  CHECK(pick(1023, 16, 8) == AlltoallAlgorithm::native);
+  // Where messages cost more, linear's one per block does not pay.
+  CHECK(rule_for(AlltoallFacts{16384, 32, 4, NicClass::onload, {}, 6390}).outcome != AlltoallAlgorithm::linear);
+  CHECK(rule_for(AlltoallFacts{1024, 16, 8, NicClass::onload, {}, 6390}).outcome != AlltoallAlgorithm::linear);
   CHECK(pick(65536, 13, 5) == AlltoallAlgorithm::linear);                            // 65
   CHECK(rule_for({65536, 16, 4, NicClass::onload, {}}).name == "few-ranks-linear");  // 64: all at once
   const AlltoallFacts facts{32768, 16, 8, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
-            .find("16 nodes x 8 processes, block 32 KiB in 16 KiB..64 KiB, 16 in flight") != std::string::npos);
+            .find("16 nodes x 8 processes, block 32 KiB in 1 KiB..64 KiB, 16 in flight") != std::string::npos);
 }
 
 TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[policy]") {
