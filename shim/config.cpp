@@ -85,7 +85,7 @@ constexpr std::array kSpecs = {
     SettingSpec{
         "SHIM_NODE_BANDWIDTH", "bytes per second, optional K|M|G suffix (0: unknown)", "the profile's, else unknown",
         "what one node's link carries to other nodes; with a send cost of 1 us or more, auto keeps SA beyond "
-        "SHIM_ALLTOALL_SA_MAX while ppn x block <= send cost x this. Overrides the throughput measured in "
+        "SHIM_ALLTOALL_SA_MAX while ppn x block <= 2 x send cost x this. Overrides the throughput measured in "
         "SHIM_PROFILE",
         [](std::string_view t, Config& c) {
           c.node_bandwidth_explicit = parse_bytes_in(t, 0, std::numeric_limits<std::int64_t>::max(), c.node_bandwidth);
