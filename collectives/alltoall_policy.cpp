@@ -268,7 +268,8 @@ constexpr std::array kRules = {
                  "time and the copies (scale model, docs/scale/blocks.md)",
                  [](const AlltoallFacts& f) { return sends_outlast_link(f); },
                  [](const AlltoallFacts& f) {
-                   return "ppn x block = " + format_bytes(aggregated_bytes(f)) + " <= 2 x " +
+                   return "ppn x block = " + format_bytes(aggregated_bytes(f)) +
+                          " <= " + std::to_string(kCostlySendsAggregateSpan) + " x " +
                           format_bytes(link_bytes_per_send(f)) + " the link carries in " +
                           std::to_string(f.send_cost_ns) + " ns";
                  }},
