@@ -153,10 +153,15 @@ bool sends_outlast_link(const AlltoallFacts& facts) {
          aggregated_bytes(facts) <= costly_sends_aggregate_max(facts);
 }
 
+std::int64_t paced_linear_min_block(const AlltoallFacts& facts) {
+  return facts.nic == topo::NicClass::offload ? kPacedLinearOffloadMinBlockBytes : kPacedLinearMinBlockBytes;
+}
+
 bool paced_linear_fits(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
-  return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks && facts.block_bytes >= kPacedLinearMinBlockBytes &&
-         facts.block_bytes <= kPacedLinearMaxBlockBytes && linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+  return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks &&
+         facts.block_bytes >= paced_linear_min_block(facts) && facts.block_bytes <= kPacedLinearMaxBlockBytes &&
+         linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
 }
 
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
@@ -190,15 +195,17 @@ constexpr std::array kRules = {
                           format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
                  }},
     AlltoallRule{"many-ranks-paced-linear",
-                 "64 < nodes * ppn <= 128 && 1 KiB <= block <= 64 KiB && its extra send cost <= one wave",
+                 "64 < nodes * ppn <= 128 && 256 B (offload NIC: 512 B) <= block <= 64 KiB && its extra send cost <= "
+                 "one wave",
                  AlltoallAlgorithm::linear,
-                 "blocks of a KiB or more between many processes: each straight to its rank, 16 in flight per rank, "
+                 "blocks of a few hundred bytes or more between many processes: each straight to its rank, 16 in "
+                 "flight per rank, "
                  "keep the links busier than MPI's paced exchanges, without aggregation's copies (scale model, "
                  "docs/scale/blocks.md)",
                  [](const AlltoallFacts& f) { return paced_linear_fits(f); },
                  [](const AlltoallFacts& f) {
                    return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) + " processes, block " +
-                          format_bytes(f.block_bytes) + " in " + format_bytes(kPacedLinearMinBlockBytes) + ".." +
+                          format_bytes(f.block_bytes) + " in " + format_bytes(paced_linear_min_block(f)) + ".." +
                           format_bytes(kPacedLinearMaxBlockBytes) + ", " + std::to_string(kLinearInFlight) +
                           " in flight";
                  }},

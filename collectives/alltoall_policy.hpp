@@ -188,23 +188,31 @@ inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 
 // Beyond kLinearMaxRanks processes linear runs paced (kLinearInFlight
 // messages in flight, alltoall_schedules.hpp) and is taken for blocks from
-// kPacedLinearMinBlockBytes to kPacedLinearMaxBlockBytes up to
-// kPacedLinearMaxRanks processes, as far as it was timed (in place, linear
-// first copies the whole send buffer, so unbounded blocks would cost
-// unbounded memory), where its extra send cost stays within one wave, as for
-// few-ranks-linear. From the scale model (docs/scale/blocks.md, onload
-// platform), at 1 / 4 / 16 / 64 KiB against the best other option: 32 x 4
-// 46.9 / 174.0 / 695.9 / 2736.0 us against 63.8 (SA) / 199.5 / 784.8 /
-// 3079.5 (MPICH's selection); 16 x 8 84.7 / 332.9 / 1336.5 / 5291.0 against
-// 104.0 / 357.6 / 1419.2 / 5634.5; 15 x 8 + 1 x 3 81.3 / 319.0 / 1279.4
-// against 103.5 / 349.5 / 1459.6; at 64 KiB ahead of MVAPICH2's selection
-// (scatter-destination) too. Offload, 8 x 16: 158.1 / 620.9 / 2490.4 /
-// 9868.1 against 169.5 / 625.0 / 2476.7 / 9890.3. At 256 B it ties with SA
-// and node pairs (0.85-1.07x). At 256 processes only 16 KiB was simulated
-// (0.94x / 0.97x MPICH at 32 x 8 / 16 x 16). On 25 GbE (6.4 us per message,
-// outside the send-cost limit) linear lost at 4 KiB: 894.9 us at 32 x 4
-// against MPICH's 783.8.
-inline constexpr std::int64_t kPacedLinearMinBlockBytes = 1024;
+// kPacedLinearMinBlockBytes (kPacedLinearOffloadMinBlockBytes on an offload
+// NIC) to kPacedLinearMaxBlockBytes up to kPacedLinearMaxRanks processes, as
+// far as it was timed (in place, linear first copies the whole send buffer,
+// so unbounded blocks would cost unbounded memory), where its extra send cost
+// stays within one wave, as for few-ranks-linear. From the scale model
+// (docs/scale/blocks.md, onload platform), at 1 / 4 / 16 / 64 KiB against
+// the best other option: 32 x 4 46.9 / 174.0 / 695.9 / 2736.0 us against
+// 63.8 (SA) / 199.5 / 784.8 / 3079.5 (MPICH's selection); 16 x 8 84.7 /
+// 332.9 / 1336.5 / 5291.0 against 104.0 / 357.6 / 1419.2 / 5634.5; 15 x 8 +
+// 1 x 3 81.3 / 319.0 / 1279.4 against 103.5 / 349.5 / 1459.6; at 64 KiB
+// ahead of MVAPICH2's selection (scatter-destination) too. Offload, 8 x 16:
+// 158.1 / 620.9 / 2490.4 / 9868.1 against 169.5 / 625.0 / 2476.7 / 9890.3.
+// At 256 B on the onload platform linear took 0.74-1.05x the best other
+// option (64 x 2 10.7 us against SA's 14.3, 16 x 8 round-robin 24.2 against
+// node pairs' 28.4, 16 x 8 24.8 against 23.7; also 8 x 16, 24 x 4, 32 x 4,
+// 42 x 3, 15 x 8 + 1 x 3), but on the offload platform, where concurrent
+// senders add no bandwidth and SA's fewer messages count, 1.08-1.18x SA's
+// time (16 x 8 27.3 against 23.7, 32 x 4 17.7 against 15.1, 8 x 16); at
+// 512 B 0.78-1.00x on both (`bench/sim/simrun.py PLATFORM LAYOUT alltoall
+// shim-linear|shim-sa|shim-node-pairs 256,512`). At 256 processes only 16
+// KiB was simulated (0.94x / 0.97x MPICH at 32 x 8 / 16 x 16). On 25 GbE
+// (6.4 us per message, outside the send-cost limit) linear lost at 4 KiB:
+// 894.9 us at 32 x 4 against MPICH's 783.8.
+inline constexpr std::int64_t kPacedLinearMinBlockBytes = 256;
+inline constexpr std::int64_t kPacedLinearOffloadMinBlockBytes = 512;
 inline constexpr std::int64_t kPacedLinearMaxBlockBytes = 64 * 1024;
 inline constexpr int kPacedLinearMaxRanks = 128;
 

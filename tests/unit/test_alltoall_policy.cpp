@@ -33,9 +33,9 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
   CHECK(pick(32, 2, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(256, 16, 8) == AlltoallAlgorithm::sa);   // 128 processes: too many for linear
-  CHECK(pick(1024, 33, 4) == AlltoallAlgorithm::sa);  // 132 processes: too many for paced linear
-  CHECK(pick(1023, 17, 4) == AlltoallAlgorithm::sa);  // below paced linear's blocks
+  CHECK(pick(256, 16, 8, NicClass::offload) == AlltoallAlgorithm::sa);  // 128 processes: below offload's paced linear
+  CHECK(pick(1024, 33, 4) == AlltoallAlgorithm::sa);                    // 132 processes: too many for paced linear
+  CHECK(pick(255, 17, 4) == AlltoallAlgorithm::sa);                     // below paced linear's blocks
   CHECK(pick(1025, 33, 8) == AlltoallAlgorithm::native);
   AlltoallThresholds wider;
   wider.sa_max_bytes = 64 * 1024;
@@ -59,7 +59,7 @@ TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
         std::string::npos);
 }
 
-TEST_CASE("from 65 to 128 processes, blocks of 1-64 KiB go linear, paced", "[policy]") {
+TEST_CASE("from 65 to 128 processes, blocks of 256 B-64 KiB go linear, paced; from 512 B on offload NICs", "[policy]") {
   CHECK(pick(16384, 32, 4) == AlltoallAlgorithm::linear);
   CHECK(rule_for({16384, 32, 4, NicClass::onload, {}}).name == "many-ranks-paced-linear");
   CHECK(pick(65536, 16, 8) == AlltoallAlgorithm::linear);
@@ -68,7 +68,13 @@ TEST_CASE("from 65 to 128 processes, blocks of 1-64 KiB go linear, paced", "[pol
   CHECK(pick(16384, 32, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   CHECK(pick(1024, 32, 4) == AlltoallAlgorithm::linear);  // ahead of SA's 4 KiB aggregated
   CHECK(pick(1024, 8, 16) == AlltoallAlgorithm::linear);
-  CHECK(pick(1023, 16, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(256, 16, 8) == AlltoallAlgorithm::linear);
+  CHECK(pick(256, 64, 2) == AlltoallAlgorithm::linear);
+  CHECK(pick(255, 16, 8) != AlltoallAlgorithm::linear);
+  // Offload NICs add no bandwidth for concurrent senders: SA's fewer messages win at 256 B.
+  CHECK(pick(511, 16, 8, NicClass::offload) != AlltoallAlgorithm::linear);
+  CHECK(pick(512, 16, 8, NicClass::offload) == AlltoallAlgorithm::linear);
+  CHECK(pick(512, 64, 2, NicClass::offload) == AlltoallAlgorithm::linear);
   // Where messages cost more, linear's one per block does not pay.
   CHECK(rule_for(AlltoallFacts{16384, 32, 4, NicClass::onload, {}, 6390}).outcome != AlltoallAlgorithm::linear);
   CHECK(rule_for(AlltoallFacts{1024, 16, 8, NicClass::onload, {}, 6390}).outcome != AlltoallAlgorithm::linear);
@@ -76,7 +82,10 @@ TEST_CASE("from 65 to 128 processes, blocks of 1-64 KiB go linear, paced", "[pol
   CHECK(rule_for({65536, 16, 4, NicClass::onload, {}}).name == "few-ranks-linear");  // 64: all at once
   const AlltoallFacts facts{32768, 16, 8, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
-            .find("16 nodes x 8 processes, block 32 KiB in 1 KiB..64 KiB, 16 in flight") != std::string::npos);
+            .find("16 nodes x 8 processes, block 32 KiB in 256 B..64 KiB, 16 in flight") != std::string::npos);
+  const AlltoallFacts offload{32768, 16, 8, NicClass::offload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(offload), offload).find("block 32 KiB in 512 B..64 KiB") !=
+        std::string::npos);
 }
 
 TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[policy]") {
@@ -290,7 +299,7 @@ TEST_CASE("absurd sizes do not overflow into a small-message rule", "[policy]") 
 }
 
 TEST_CASE("every decision names its rule and explains itself with numbers", "[policy]") {
-  const AlltoallFacts facts{512, 17, 4, NicClass::onload, {}};
+  const AlltoallFacts facts{512, 33, 4, NicClass::onload, {}};
   const auto& rule = rule_for(facts);
   CHECK(rule.name == "aggregate");
   CHECK(shim::coll::AlltoallPolicy::explain(rule, facts).find("2 KiB <= 4 KiB") != std::string::npos);
