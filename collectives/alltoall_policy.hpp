@@ -140,6 +140,21 @@ inline constexpr int kCostlySendsAggregateSpan = 2;
 // saturated size); 0 where the bandwidth is unknown.
 std::int64_t link_bytes_per_send(const AlltoallFacts& facts);
 
+// On an offload NIC, where concurrent senders add no bandwidth, SA is still
+// taken while ppn x block is at most kOffloadAggregateSpan x
+// SHIM_ALLTOALL_SA_MAX: its ppn-fold fewer messages keep their edge over
+// MPI's exchange there. From the scale model (`bench/sim/simrun.py
+// ib-offload NxP alltoall shim-sa|mpich SIZE`, 2026-11-30), SA against
+// MPICH's selection at 8-16 KiB aggregated: 0.78x at 128 x 2 (8 KiB
+// blocks), 0.88x at 64 x 3, 0.90x at 64 x 4 and 48 x 4, 0.91x at 33 x 4,
+// 0.94-0.95x at 32 x 8 and 24 x 8, 0.97x at 16 x 16 and 12 x 16 (1 KiB).
+// Beyond, it stops paying everywhere: at 48-64 KiB aggregated 1.36x at
+// 64 x 3 (16 KiB blocks) and 1.06x at 12 x 16 (4 KiB), though 0.64x at
+// 128 x 2 and 0.92x at 48 x 4. On the onload platform SA only ties there
+// (32 x 8 at 1 / 4 KiB: 0.98x / 1.00x; 64 x 4 at 4 KiB 0.98x, at 16 KiB
+// 1.10x), so the rule is the offload NIC's.
+inline constexpr int kOffloadAggregateSpan = 4;
+
 // Node pairs against SA, as the scale model timed them (docs/scale/tiny.md,
 // onload platform, 16-96 nodes of 2-16 ranks, 1-32 B blocks): node pairs
 // replace SA's rail step (kRailStepCosts: the window's waves or Bruck's

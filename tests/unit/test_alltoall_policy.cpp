@@ -243,6 +243,24 @@ TEST_CASE("where messages cost more than the link's time for their bytes, SA agg
   CHECK(rule_for(absurd).name == "bandwidth-bound");
 }
 
+TEST_CASE("offload NICs aggregate up to four times SA_MAX", "[policy]") {
+  // Scale model, ib-offload: SA 0.78-0.97x MPICH at 8-16 KiB aggregated, not beyond.
+  CHECK(rule_for({4096, 64, 4, NicClass::offload, {}}).name == "offload-aggregate");
+  CHECK(pick(8192, 128, 2, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(1024, 12, 16, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(4097, 64, 4, NicClass::offload) == AlltoallAlgorithm::native);
+  CHECK(pick(16384, 64, 3, NicClass::offload) == AlltoallAlgorithm::native);
+  CHECK(pick(4096, 64, 4) == AlltoallAlgorithm::native);  // onload: SA only ties
+  AlltoallThresholds wider;
+  wider.sa_max_bytes = 8192;
+  CHECK(pick(8192, 64, 4, NicClass::offload, wider) == AlltoallAlgorithm::sa);
+  CHECK(pick(8193, 64, 4, NicClass::offload, wider) == AlltoallAlgorithm::native);
+  const AlltoallFacts facts{4096, 64, 4, NicClass::offload, {}};
+  CHECK(
+      shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("ppn x block = 16 KiB <= 16 KiB, offload NIC") !=
+      std::string::npos);
+}
+
 TEST_CASE("offload NICs weigh node pairs against SA as onload ones do, leader-based beyond", "[policy]") {
   // Scale model, ib-offload (docs/scale/networks.md): SA 1.0 / 1.2 us at 8 x
   // 4 and 1 / 16 B against node pairs' 1.1 / 1.4, linear 3.4 at 256 B
