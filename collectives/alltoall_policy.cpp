@@ -199,9 +199,8 @@ constexpr std::array kRules = {
                  "one wave",
                  AlltoallAlgorithm::linear,
                  "blocks of a few hundred bytes or more between many processes: each straight to its rank, 16 in "
-                 "flight per rank, "
-                 "keep the links busier than MPI's paced exchanges, without aggregation's copies (scale model, "
-                 "docs/scale/blocks.md)",
+                 "flight per rank, keep the links busier than MPI's paced exchanges, without aggregation's copies "
+                 "(scale model, docs/scale/blocks.md)",
                  [](const AlltoallFacts& f) { return paced_linear_fits(f); },
                  [](const AlltoallFacts& f) {
                    return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) + " processes, block " +

@@ -148,9 +148,9 @@ std::int64_t link_bytes_per_send(const AlltoallFacts& facts);
 // MPICH's selection at 8-16 KiB aggregated: 0.78x at 128 x 2 (8 KiB
 // blocks), 0.88x at 64 x 3, 0.90x at 64 x 4 and 48 x 4, 0.91x at 33 x 4,
 // 0.94-0.95x at 32 x 8 and 24 x 8, 0.97x at 16 x 16 and 12 x 16 (1 KiB).
-// Beyond, it stops paying everywhere: at 48-64 KiB aggregated 1.36x at
-// 64 x 3 (16 KiB blocks) and 1.06x at 12 x 16 (4 KiB), though 0.64x at
-// 128 x 2 and 0.92x at 48 x 4. On the onload platform SA only ties there
+// Beyond, it no longer pays at every layout: at 48-64 KiB aggregated
+// 1.36x at 64 x 3 (16 KiB blocks) and 1.06x at 12 x 16 (4 KiB), though
+// 0.64x at 128 x 2 and 0.92x at 48 x 4. On the onload platform SA only ties there
 // (32 x 8 at 1 / 4 KiB: 0.98x / 1.00x; 64 x 4 at 4 KiB 0.98x, at 16 KiB
 // 1.10x), so the rule is the offload NIC's.
 inline constexpr int kOffloadAggregateSpan = 4;
@@ -221,7 +221,7 @@ inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 // 42 x 3, 15 x 8 + 1 x 3), but on the offload platform, where concurrent
 // senders add no bandwidth and SA's fewer messages count, 1.08-1.18x SA's
 // time (16 x 8 27.3 against 23.7, 32 x 4 17.7 against 15.1, 8 x 16); at
-// 512 B 0.78-1.00x on both (`bench/sim/simrun.py PLATFORM LAYOUT alltoall
+// 512 B 0.77-1.00x on both (`bench/sim/simrun.py PLATFORM LAYOUT alltoall
 // shim-linear|shim-sa|shim-node-pairs 256,512`). At 256 processes only 16
 // KiB was simulated (0.94x / 0.97x MPICH at 32 x 8 / 16 x 16). On 25 GbE
 // (6.4 us per message, outside the send-cost limit) linear lost at 4 KiB:
