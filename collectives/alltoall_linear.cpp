@@ -11,9 +11,10 @@ Schedule build_linear_schedule(const topo::Layout& layout, int rank) {
     exchange.sends.push_back({dest, {{Buffer::send, dest, 1}}});
     exchange.recvs.push_back({source, {{Buffer::recv, source, 1}}});
   }
-  if (size > kLinearAllAtOnceMaxRanks) {
+  if (size > kLinearInFlight) {
     exchange.kind = PhaseKind::paced_exchange;
     exchange.window = kLinearInFlight;
+    exchange.paced_from_block_bytes = size > kLinearAllAtOnceMaxRanks ? 0 : kLinearPacedFromBlockBytes;
   }
   Schedule schedule;
   schedule.phases.push_back(std::move(exchange));

@@ -183,8 +183,9 @@ constexpr std::array kRules = {
                  [](const AlltoallFacts& f) { return explain_offload(f); }},
     AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B && its extra send cost <= one wave",
                  AlltoallAlgorithm::linear,
-                 "few processes: every block in flight at once keeps the links busy without copies (Open MPI's "
-                 "basic linear; scale model, docs/scale/small.md)",
+                 "few processes: every block straight to its rank, all at once below 4 KiB (Open MPI's basic "
+                 "linear) and 16 in flight from there, keeps the links busy without copies (scale model, "
+                 "docs/scale/small.md)",
                  [](const AlltoallFacts& f) {
                    return saturating_product(f.nodes, f.ppn) <= kLinearMaxRanks &&
                           f.block_bytes >= kLinearMinBlockBytes && linear_extra_send_us(f) <= kRailStepCosts.wave_us;

@@ -55,7 +55,7 @@ int run_alltoall(const AlltoallArgs& args, std::int64_t block_bytes, const Sched
   }
   buffers.stage = {stage, MPI_PACKED, block_bytes, block_bytes};
 
-  const int rc = run_schedule(schedule, buffers, hierarchy.shadow(), hierarchy.rail(), rail_step);
+  const int rc = run_schedule(schedule, buffers, hierarchy.shadow(), hierarchy.rail(), rail_step, block_bytes);
   scratch.release_if_large();
   return rc;
 }

@@ -37,9 +37,10 @@ Schedule build_leader_schedule(const topo::Layout& layout, int rank);
 // where the node's link gains from many concurrent flows and aggregation's
 // copies cost more than per-message overheads save. Rank r sends to r+1,
 // r+2, ... and receives from r-1, r-2, ..., so no rank is every sender's
-// first target. Up to kLinearAllAtOnceMaxRanks processes all messages are
-// posted at once (Open MPI's "basic linear"); beyond, kLinearInFlight per
-// rank and direction (a paced exchange, as MVAPICH2's scatter-destination
+// first target. Up to kLinearAllAtOnceMaxRanks processes, blocks below
+// kLinearPacedFromBlockBytes are posted all at once (Open MPI's "basic
+// linear"); larger blocks, and any beyond that many processes, kLinearInFlight
+// per rank and direction (a paced exchange, as MVAPICH2's scatter-destination
 // alltoall throttles itself). Not in-place safe (Schedule::in_place_safe).
 Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 
@@ -53,8 +54,19 @@ Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 // 1336.5 / 2674.4 / 5291.0 with 16, 1351.0 / 2708.0 / 5291.0 with 32. At 16 x
 // 4 (64 processes) 16 in flight took 345.4 / 693.6 / 1326.4 us where all at
 // once took 392 us at 16 KiB and 1326.4 at 64 KiB.
+// Up to 64 processes the window pays from kLinearPacedFromBlockBytes (the
+// same model, onload platform, 17-64 processes, `bench/sim/simrun.py
+// ib-onload NxP alltoall shim-linear 256,1024,4096,16384,65536` with all at
+// once against 16 in flight): at 16 KiB 16 in flight saved 3-21% (32 x 2
+// 182.3 against 231.8 us, 16 x 4 345.4 / 391.8, 8 x 8 631.2 / 678.0, 8 x 4
+// 169.1 / 185.6, 4 x 8 278.5 / 295.4, 4 x 16 1080.5 / 1118.1), at 4 KiB
+// 1-2%, at 64 KiB nothing; but small blocks lose the start of every message
+// at once: at 256 B 42% more at 32 x 2 (5.33 against 3.74 us) and 10% at 16
+// x 4, at 1 KiB 6% at 32 x 2. Up to kLinearInFlight processes the window
+// holds every message anyway.
 inline constexpr int kLinearAllAtOnceMaxRanks = 64;
 inline constexpr int kLinearInFlight = 16;
+inline constexpr std::int64_t kLinearPacedFromBlockBytes = 4096;
 
 // Node pairs: (1) intra-node exchange leaving local rank x with everything
 // its node sends to the nodes x carries (those d with d % ppn == x), and its

@@ -196,12 +196,14 @@ int run_rail_alltoall(const Phase& phase, const ScheduleBuffers& buffers, MPI_Co
 }  // namespace
 
 int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_Comm shadow, MPI_Comm rail,
-                 RailStep rail_step) {
+                 RailStep rail_step, std::int64_t block_bytes) {
   for (std::size_t i = 0; i < schedule.phases.size(); ++i) {
     const Phase& phase = schedule.phases[i];
     if (phase.sends.empty() && phase.recvs.empty()) continue;
     const int tag = tags::kAlltoallPhase + static_cast<int>(i);
-    if (phase.kind == PhaseKind::exchange) {
+    const bool all_at_once = phase.kind == PhaseKind::exchange ||
+                             (phase.kind == PhaseKind::paced_exchange && block_bytes < phase.paced_from_block_bytes);
+    if (all_at_once) {
       SHIM_TRY(run_exchange(phase, tag, buffers, shadow));
     } else if (phase.kind == PhaseKind::paced_exchange) {
       SHIM_TRY(run_windowed(in_order(phase.recvs), in_order(phase.sends), phase.window, tag, buffers, shadow));

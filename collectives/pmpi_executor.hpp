@@ -29,8 +29,10 @@ struct ScheduleBuffers {
 
 // `shadow`: private dup of the collective's communicator (exchange phases);
 // `rail`: this process's rail communicator (rail_alltoall phases, run as
-// `rail_step` says). Returns MPI_SUCCESS or the first MPI error code.
+// `rail_step` says); `block_bytes`: the size of one block, which decides
+// whether a paced exchange is paced (Phase::paced_from_block_bytes).
+// Returns MPI_SUCCESS or the first MPI error code.
 int run_schedule(const Schedule& schedule, const ScheduleBuffers& buffers, MPI_Comm shadow, MPI_Comm rail,
-                 RailStep rail_step);
+                 RailStep rail_step, std::int64_t block_bytes);
 
 }  // namespace shim::coll

@@ -54,6 +54,9 @@ struct Phase {
   std::vector<Transfer> sends;
   std::vector<Transfer> recvs;
   int window = 0;  // paced_exchange only
+  // paced_exchange only: blocks of fewer bytes go all at once, as an
+  // exchange (the window pays where messages are large enough to queue).
+  std::int64_t paced_from_block_bytes = 0;
 };
 
 struct Schedule {

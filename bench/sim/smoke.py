@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The scale model's smoke test (meson test 'sim smoke', about 40 seconds).
+"""The scale model's smoke test (meson test 'sim smoke', about 70 seconds).
 
 On the simulated onload platform, 4 nodes x 4 (consecutive, round-robin),
 3 uneven nodes (4, 4, 3), and 25 nodes of 2 with one of 1, whose one rank
 carries node pairs' 25 partners: more than go at once, so that step is
-paced (collectives/alltoall_schedules.hpp, kNodePairsInFlight); and, for
-linear alone, 13 nodes of 5 with one of 4, 69 processes: beyond
-kLinearAllAtOnceMaxRanks, so linear is paced:
+paced (collectives/alltoall_schedules.hpp, kNodePairsInFlight), as is
+linear's exchange there at 4 KiB (kLinearPacedFromBlockBytes) but not below;
+and, for linear alone, 13 nodes of 5 with one of 4, 69 processes: beyond
+kLinearAllAtOnceMaxRanks, so linear is paced at every size:
   - MPI_Alltoall through shim's SA, RD, leader, linear and node-pairs schedules: results checked
     byte by byte (sim_collectives --check), and the messages that cross
     between hosts during the call, read from SMPI's trace of the run
@@ -34,7 +35,7 @@ from platforms import Layout  # noqa: E402
 LAYOUTS = [Layout.regular(4, 4), Layout.regular(4, 4, round_robin=True), Layout((4, 4, 3)), Layout((2,) * 25 + (1,))]
 ALGORITHMS = ("sa", "rd", "leader", "linear", "node-pairs")
 PACED_LINEAR = Layout((5,) * 13 + (4,))
-ALLTOALL_SIZES = [1, 24, 1000]
+ALLTOALL_SIZES = [1, 24, 1000, 4096]
 BCAST_SIZES = [1, 300000]
 WINDOW_SECONDS = 1.0  # sim_collectives --count: each call alone in a window this long
 

@@ -291,19 +291,22 @@ TEST_CASE("paced exchanges cannot deadlock, whatever the window", "[schedule]") 
   }
 }
 
-TEST_CASE("linear posts every message at once up to 64 processes, 16 in flight beyond", "[schedule]") {
+TEST_CASE("linear keeps 16 in flight beyond 64 processes, and from 17 for blocks of 4 KiB or more", "[schedule]") {
   std::vector<std::int64_t> round_robin_uneven;  // 71 processes on 9 nodes, dealt out in turn
   for (int rank = 0; rank < 71; ++rank) round_robin_uneven.push_back(rank % 9);
-  const std::vector<Layout> layouts = {blocked(16, 4), blocked(13, 5), blocked(9, 8), from(round_robin_uneven)};
+  const std::vector<Layout> layouts = {blocked(4, 4),  blocked(17, 1), blocked(16, 4),
+                                       blocked(13, 5), blocked(9, 8),  from(round_robin_uneven)};
   for (const Layout& layout : layouts) {
     INFO(layout.describe());
-    const bool paced = layout.size() > shim::coll::kLinearAllAtOnceMaxRanks;
+    const bool windowed = layout.size() > shim::coll::kLinearInFlight;
+    const bool always = layout.size() > shim::coll::kLinearAllAtOnceMaxRanks;
     for (int rank = 0; rank < layout.size(); ++rank) {
       const auto schedule = shim::coll::build_alltoall_schedule(AlltoallAlgorithm::linear, layout, rank);
       REQUIRE(schedule.phases.size() == 1);
-      CHECK(schedule.phases[0].kind ==
-            (paced ? shim::coll::PhaseKind::paced_exchange : shim::coll::PhaseKind::exchange));
-      CHECK(schedule.phases[0].window == (paced ? shim::coll::kLinearInFlight : 0));
+      const shim::coll::Phase& phase = schedule.phases[0];
+      CHECK(phase.kind == (windowed ? shim::coll::PhaseKind::paced_exchange : shim::coll::PhaseKind::exchange));
+      CHECK(phase.window == (windowed ? shim::coll::kLinearInFlight : 0));
+      CHECK(phase.paced_from_block_bytes == (windowed && !always ? shim::coll::kLinearPacedFromBlockBytes : 0));
     }
     const auto result = shim::test::simulate_alltoall(AlltoallAlgorithm::linear, layout);
     for (const auto& error : result.errors) FAIL_CHECK(error);
