@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -190,11 +191,28 @@ constexpr shim_alltoall_algorithm kAlgorithms[] = {SHIM_ALLTOALL_NATIVE, SHIM_AL
                                                    SHIM_ALLTOALL_AUTO};
 const char* const kAlgorithmNames[] = {"auto", "native", "sa", "rd", "leader", "linear", "node-pairs"};
 
-void run_matrix(const std::vector<TypeCase>& cases) {
+// The algorithms named on the command line (`--only linear,node-pairs`), or
+// all: the many-process runs take only those whose schedules change there.
+std::vector<shim_alltoall_algorithm> algorithms_to_run(int argc, char** argv) {
+  std::vector<shim_alltoall_algorithm> chosen;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) != "--only") continue;
+    const std::string list = "," + std::string(argv[i + 1]) + ",";
+    for (shim_alltoall_algorithm algorithm : kAlgorithms) {
+      if (list.find("," + std::string(kAlgorithmNames[algorithm]) + ",") != std::string::npos) {
+        chosen.push_back(algorithm);
+      }
+    }
+  }
+  if (chosen.empty()) chosen.assign(std::begin(kAlgorithms), std::end(kAlgorithms));
+  return chosen;
+}
+
+void run_matrix(const std::vector<TypeCase>& cases, const std::vector<shim_alltoall_algorithm>& algorithms) {
   const bool fast_path = policy_always_native();
   for (shim::test::NamedComm& named : shim::test::test_communicators(true)) {
     if (named.comm == MPI_COMM_NULL) continue;
-    for (shim_alltoall_algorithm algorithm : kAlgorithms) {
+    for (shim_alltoall_algorithm algorithm : algorithms) {
       const std::string where = named.name + "/" + kAlgorithmNames[algorithm];
       check->expect(shim_set_alltoall_algorithm(named.comm, algorithm) == MPI_SUCCESS, where + ": select algorithm");
       const shim_counters before = counters(algorithm);
@@ -350,7 +368,7 @@ int main(int argc, char** argv) {
   check = &checker;
   {
     shim::test::DerivedTypes types;
-    run_matrix(make_cases(types));
+    run_matrix(make_cases(types), algorithms_to_run(argc, argv));
     pending_wildcard_receive();
     reused_handles();
     cached_type_answers();
