@@ -153,6 +153,10 @@ bool sends_outlast_link(const AlltoallFacts& facts) {
          aggregated_bytes(facts) <= costly_sends_aggregate_max(facts);
 }
 
+std::int64_t offload_aggregate_max(const AlltoallFacts& facts) {
+  return saturating_product(kOffloadAggregateSpan, facts.thresholds.sa_max_bytes);
+}
+
 std::int64_t paced_linear_min_block(const AlltoallFacts& facts) {
   return facts.nic == topo::NicClass::offload ? kPacedLinearOffloadMinBlockBytes : kPacedLinearMinBlockBytes;
 }
@@ -274,13 +278,11 @@ constexpr std::array kRules = {
                  "offload NIC: concurrent senders add no bandwidth, so ppn times fewer messages still pay at four "
                  "times the bytes (scale model, 0.78-0.97x MPICH at 12-128 nodes)",
                  [](const AlltoallFacts& f) {
-                   return f.nic == topo::NicClass::offload &&
-                          aggregated_bytes(f) <= saturating_product(kOffloadAggregateSpan, f.thresholds.sa_max_bytes);
+                   return f.nic == topo::NicClass::offload && aggregated_bytes(f) <= offload_aggregate_max(f);
                  },
                  [](const AlltoallFacts& f) {
                    return "ppn x block = " + format_bytes(aggregated_bytes(f)) +
-                          " <= " + format_bytes(saturating_product(kOffloadAggregateSpan, f.thresholds.sa_max_bytes)) +
-                          ", offload NIC";
+                          " <= " + format_bytes(offload_aggregate_max(f)) + ", offload NIC";
                  }},
     AlltoallRule{"costly-sends-aggregate", "send cost >= 1 us && ppn * block <= 2 x send cost x SHIM_NODE_BANDWIDTH",
                  AlltoallAlgorithm::sa,

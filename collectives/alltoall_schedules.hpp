@@ -44,11 +44,12 @@ Schedule build_leader_schedule(const topo::Layout& layout, int rank);
 // alltoall throttles itself). Not in-place safe (Schedule::in_place_safe).
 Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 
-// All at once as far as the scale model timed it so (docs/scale/small.md,
-// 16-64 processes); beyond, all at once puts a message for every process on
-// the NIC and into the receivers' queues. Paced with 16 in flight, 16 KiB to
-// 64 KiB blocks (onload platform, `bench/sim/simrun.py ib-onload 32x4
-// alltoall shim-linear 16384,32768,65536`): at 32 x 4 732.8 / 1463.6 /
+// Small blocks all at once up to kLinearAllAtOnceMaxRanks, as the scale model
+// timed them (docs/scale/small.md, 16-64 processes); beyond, all at once puts
+// a message for every process on the NIC and into the receivers' queues.
+// Paced with 16 in flight, 16 KiB to 64 KiB blocks (onload platform,
+// `bench/sim/simrun.py ib-onload 32x4 alltoall shim-linear
+// 16384,32768,65536`): at 32 x 4 732.8 / 1463.6 /
 // 2736.0 us with 8 in flight, 695.9 / 1393.5 / 2736.0 with 16, 710.0 /
 // 1425.4 / 2736.0 with 32; at 16 x 8 1365.3 / 2728.3 / 5291.0 with 8,
 // 1336.5 / 2674.4 / 5291.0 with 16, 1351.0 / 2708.0 / 5291.0 with 32. At 16 x
