@@ -5,7 +5,11 @@ namespace shim::coll {
 Schedule build_linear_schedule(const topo::Layout& layout, int rank) {
   const int size = layout.size();
   Phase exchange;
-  for (int step = 0; step < size; ++step) {
+  // The rank's own block goes last: its copy then overlaps the transfers
+  // to other ranks instead of holding them back (the scale model had it
+  // 34 us ahead of them at 1 MiB blocks, whatever the process count).
+  for (int turn = 1; turn <= size; ++turn) {
+    const int step = turn % size;
     const int dest = (rank + step) % size;
     const int source = (rank - step + size) % size;
     exchange.sends.push_back({dest, {{Buffer::send, dest, 1}}});

@@ -161,6 +161,16 @@ std::int64_t paced_linear_min_block(const AlltoallFacts& facts) {
   return facts.nic == topo::NicClass::offload ? kPacedLinearOffloadMinBlockBytes : kPacedLinearMinBlockBytes;
 }
 
+bool linear_takes_any_block(const AlltoallFacts& facts) {
+  const std::int64_t ranks = layout_ranks(facts);
+  return ranks <= kLinearAnyBlockMaxRanks || (facts.nodes == 2 && ranks <= kLinearTwoNodesAnyBlockMaxRanks);
+}
+
+bool one_per_node_linear_fits(const AlltoallFacts& facts) {
+  return facts.ppn <= 1 && facts.nodes >= kOnePerNodeLinearMinNodes && facts.nodes <= kLinearMaxRanks &&
+         linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+}
+
 bool paced_linear_fits(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
   return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks &&
@@ -175,8 +185,15 @@ constexpr std::array kRules = {
     AlltoallRule{"single-node", "nodes == 1", AlltoallAlgorithm::native,
                  "all ranks share one node: there is no inter-node traffic to aggregate",
                  [](const AlltoallFacts& f) { return f.nodes <= 1; }},
+    AlltoallRule{"one-per-node-linear", "ppn == 1 && 3 <= nodes <= 64 && its extra send cost <= one wave",
+                 AlltoallAlgorithm::linear,
+                 "one process per node: every block straight to its rank pays one latency where MPI's Bruck pays "
+                 "log2(nodes) and its pairwise exchange one per step (scale model, docs/scale/few-nodes.md)",
+                 [](const AlltoallFacts& f) { return one_per_node_linear_fits(f); },
+                 [](const AlltoallFacts& f) { return std::to_string(f.nodes) + " nodes x 1"; }},
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
-                 "one process per node: the exchange is already one message per node pair",
+                 "one process per node, two nodes, beyond 64 or where messages cost more: nothing to aggregate, "
+                 "and MPI's exchange is as good as linear's",
                  [](const AlltoallFacts& f) { return f.ppn <= 1; }},
     AlltoallRule{"offload-leader",
                  "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && ceil((nodes - 1) / ppn) > 64",
@@ -185,18 +202,26 @@ constexpr std::array kRules = {
                  "contention on the NIC (Kumar, Mamidala and Panda, Figures 4 and 10)",
                  [](const AlltoallFacts& f) { return offload_small(f) && !node_pairs_fit(f); },
                  [](const AlltoallFacts& f) { return explain_offload(f); }},
-    AlltoallRule{"few-ranks-linear", "nodes * ppn <= 64 && block >= 64 B && its extra send cost <= one wave",
+    AlltoallRule{"few-ranks-linear",
+                 "nodes * ppn <= 64 && (block >= 64 B || nodes * ppn <= 12 (two nodes: 32)) && its extra send cost <= "
+                 "one wave",
                  AlltoallAlgorithm::linear,
                  "few processes: every block straight to its rank, all at once below 4 KiB (Open MPI's basic "
                  "linear) and 16 in flight from there, keeps the links busy without copies (scale model, "
                  "docs/scale/small.md)",
                  [](const AlltoallFacts& f) {
-                   return saturating_product(f.nodes, f.ppn) <= kLinearMaxRanks &&
-                          f.block_bytes >= kLinearMinBlockBytes && linear_extra_send_us(f) <= kRailStepCosts.wave_us;
+                   return layout_ranks(f) <= kLinearMaxRanks &&
+                          (f.block_bytes >= kLinearMinBlockBytes || linear_takes_any_block(f)) &&
+                          linear_extra_send_us(f) <= kRailStepCosts.wave_us;
                  },
                  [](const AlltoallFacts& f) {
-                   return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) +
-                          " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
+                   const std::string shape = std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn);
+                   if (linear_takes_any_block(f)) {
+                     const int limit = layout_ranks(f) <= kLinearAnyBlockMaxRanks ? kLinearAnyBlockMaxRanks
+                                                                                  : kLinearTwoNodesAnyBlockMaxRanks;
+                     return shape + " <= " + std::to_string(limit) + " processes, any block";
+                   }
+                   return shape + " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
                           format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
                  }},
     AlltoallRule{"many-ranks-paced-linear",
@@ -314,7 +339,9 @@ std::int64_t link_bytes_per_send(const AlltoallFacts& facts) {
   return bytes >= 0x1p60 ? std::int64_t{1} << 60 : static_cast<std::int64_t>(bytes);
 }
 
-bool alltoall_native_for_every_block(int nodes, int ppn) { return nodes <= 1 || ppn <= 1; }
+bool alltoall_native_for_every_block(int nodes, int ppn) {
+  return nodes <= 1 || (ppn <= 1 && nodes < kOnePerNodeLinearMinNodes);
+}
 
 std::int64_t largest_rail_message_bytes(AlltoallAlgorithm algorithm, const AlltoallFacts& facts) {
   switch (algorithm) {

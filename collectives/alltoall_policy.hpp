@@ -201,6 +201,39 @@ inline constexpr int kNodePairsMaxPartners = 64;
 inline constexpr int kLinearMaxRanks = kLinearAllAtOnceMaxRanks;
 inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 
+// Up to this many processes linear is taken for blocks of any size: SA's
+// two intra-node exchanges cost more than the few extra messages. Scale
+// model (onload, `bench/sim/simrun.py ib-onload LAYOUT alltoall
+// shim-linear|shim-sa 1,4,16,64`), linear against SA at 1 / 16 B: 2 x 2 0.70
+// / 0.70 us against 0.82 / 0.83, 2 x 4 0.80 / 0.80 against 0.87 / 0.90, 3 x 3
+// 0.82 / 0.83 against 0.87 / 0.89, 2 x 5 and 5 x 2 0.85 / 0.86 against 0.89-
+// 0.91 / 0.91-0.95, 2 x 6 and 6 x 2 0.90 / 0.91 against 0.92-0.96 / 0.94-1.02,
+// 3 x 4 and 4 x 3 0.899 / 0.906 against 0.895-0.897 / 0.92-0.93; at 16
+// processes SA led at 1 B (4 x 4 0.92 against 1.00, 8 x 2 0.97). On two
+// nodes, where SA's rail step is one message per rank, linear led up to
+// kLinearTwoNodesAnyBlockMaxRanks: 2 x 8 1.00 / 1.01 against 1.05 / 1.15,
+// 2 x 16 1.46 / 1.59 against 1.45 / 1.81 (4 B 1.47 against 1.52).
+inline constexpr int kLinearAnyBlockMaxRanks = 12;
+inline constexpr int kLinearTwoNodesAnyBlockMaxRanks = 32;
+
+// One process per node: from kOnePerNodeLinearMinNodes nodes up to
+// kLinearMaxRanks, linear at every block size. MPI's Bruck (MPICH's choice
+// for blocks under 256 B from 8 processes) pays log2(nodes) latencies where
+// linear pays one, and MPICH's pairwise exchange for large blocks one per
+// step. Scale model, onload (`bench/sim/simrun.py ib-onload Nx1 alltoall
+// shim-linear|mpich|ompi 1,64,1024,16384,65536,262144,1048576`), linear
+// against MPICH's selection at 1 B / 1 KiB / 64 KiB / 1 MiB: 4 x 1 0.70 /
+// 0.96 / 19.3 / 298.8 us against 0.72 / 1.02 / 24.8 / 367.8; 8 x 1 0.80 /
+// 1.33 / 41.3 / 651.1 against 1.94 / 2.07 / 57.7 / 858.1; 16 x 1 1.00 / 2.07 /
+// 85.3 / 1355.7 against 2.59 / 4.18 / 123.7 / 1838.9; 32 x 1 and 64 x 1
+// 0.39-0.82x at every size; at 16 KiB 0.98-1.02x from 3 x 1 to 8 x 1 (4 x 1
+// 9.77 against 9.60). Offload, 4-32 x 1: 0.42-1.00x. At 3 x 1 MPICH's
+// selection exchanges as linear does below 64 KiB (1 B 0.67 against 0.70),
+// and its pairwise exchange beyond is SMPI's ring, which linear equals
+// (1 MiB 210.7 us). At 2 x 1 both send one message each way, and linear's
+// 16 KiB took 5.2 us against 4.8: native.
+inline constexpr int kOnePerNodeLinearMinNodes = 3;
+
 // Beyond kLinearMaxRanks processes linear runs paced (kLinearInFlight
 // messages in flight, alltoall_schedules.hpp) and is taken for blocks from
 // kPacedLinearMinBlockBytes (kPacedLinearOffloadMinBlockBytes on an offload
@@ -237,8 +270,9 @@ inline constexpr int kPacedLinearMaxRanks = 128;
 RailStep rail_step_for(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 std::string explain_rail_step(AlltoallAlgorithm algorithm, const AlltoallFacts& facts);
 
-// True when the table picks native for every block size: one node, or one
-// process per node. Every sub-communicator of such a layout is one too.
+// True when the table picks native for every block size: one node, or two
+// nodes of one process each. Every sub-communicator of such a layout is one
+// too.
 bool alltoall_native_for_every_block(int nodes, int ppn);
 
 }  // namespace shim::coll

@@ -91,8 +91,8 @@ void load_profile() {
   }
 }
 
-// Built eagerly so that jobs where every call goes native (one node, or one
-// process per node) are recognised before the first call.
+// Built eagerly so that jobs where every call goes native (one node, say)
+// are recognised before the first call.
 void inspect_world() {
   CommState* world = nullptr;
   const topo::Hierarchy* hierarchy = nullptr;

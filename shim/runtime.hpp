@@ -47,8 +47,9 @@ bool shim_active();
 bool runtime_running();
 
 // True while every alltoall (broadcast) would go to native MPI anyway: the
-// policy table says native for every size on this job's layout (one node, or
-// one process per node without a profile that splits the job into subnets),
+// policy table says native for every size on this job's layout (one node;
+// two nodes of one process each for alltoall; one process per node without a
+// profile that splits the job into subnets for broadcast),
 // and nothing observes or steers shim (no SHIM_VERBOSE, no SHIM_STATS, no
 // algorithm forced by setting or control API). Such calls skip shim
 // entirely, counters included. Inline: it is all that stands between such a

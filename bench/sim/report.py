@@ -31,6 +31,7 @@ SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 NETWORKS_VARIANTS = ["shim-auto", "shim-sa", "shim-node-pairs", "shim-linear", "shim-leader", "mpich"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             "full": "bench/sim/sweep full && bench/sim/report.py full",
+            "few-nodes": "bench/sim/sweep few-nodes --timeout 900 && bench/sim/report.py few-nodes",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
             "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,shim-node-pairs,mpich && bench/sim/report.py tiny",
             "bcast": "bench/sim/sweep bcast && bench/sim/report.py bcast",

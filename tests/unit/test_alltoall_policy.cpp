@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <limits>
+#include <utility>
 
 #include "collectives/alltoall_policy.hpp"
 #include "common/format.hpp"
@@ -20,11 +21,52 @@ AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = Ni
 }
 }  // namespace
 
-TEST_CASE("one node or one process per node stays native", "[policy]") {
+TEST_CASE("one node, two nodes of one process, or more than 64 stay native", "[policy]") {
   CHECK(pick(8, 1, 8) == AlltoallAlgorithm::native);
   CHECK(rule_for({8, 1, 8, NicClass::onload, {}}).name == "single-node");
-  CHECK(pick(8, 64, 1) == AlltoallAlgorithm::native);
-  CHECK(rule_for({8, 64, 1, NicClass::offload, {}}).name == "one-per-node");
+  for (const std::int64_t block : {1, 16384, 1 << 20}) {
+    CHECK(pick(block, 2, 1) == AlltoallAlgorithm::native);
+    CHECK(pick(block, 65, 1) == AlltoallAlgorithm::native);
+  }
+  CHECK(rule_for({8, 65, 1, NicClass::offload, {}}).name == "one-per-node");
+}
+
+TEST_CASE("one process per node on 3-64 nodes goes linear at every block size", "[policy]") {
+  // Scale model (alltoall_policy.hpp, kOnePerNodeLinearMinNodes): linear
+  // 0.39-1.02x MPICH's selection from 3 x 1 to 64 x 1 at 1 B-1 MiB.
+  for (const int nodes : {3, 4, 8, 64}) {
+    for (const std::int64_t block : {1, 64, 16384, 1 << 20}) {
+      INFO(nodes << " x 1, " << block << " B");
+      CHECK(rule_for({block, nodes, 1, NicClass::onload, {}}).name == "one-per-node-linear");
+      CHECK(pick(block, nodes, 1, NicClass::offload) == AlltoallAlgorithm::linear);
+    }
+  }
+  // Where each message costs its sender 6.4 us (TCP), MPI's fewer rounds win.
+  CHECK(rule_for({1, 8, 1, NicClass::onload, {}, 6390}).name == "one-per-node");
+  const AlltoallFacts facts{8, 5, 1, NicClass::onload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("5 nodes x 1") != std::string::npos);
+}
+
+TEST_CASE("up to 12 processes (on two nodes 32) linear takes blocks of any size", "[policy]") {
+  // Scale model (kLinearAnyBlockMaxRanks): linear ahead of SA at 1-16 B up
+  // to 12 processes, behind at 4 x 4 and 8 x 2.
+  for (const auto& [nodes, ppn] : {std::pair{2, 2}, {2, 4}, {4, 2}, {3, 3}, {2, 6}, {6, 2}, {3, 4}}) {
+    INFO(nodes << " x " << ppn);
+    CHECK(pick(1, nodes, ppn) == AlltoallAlgorithm::linear);
+    CHECK(pick(16, nodes, ppn, NicClass::offload) == AlltoallAlgorithm::linear);
+  }
+  CHECK(pick(1, 4, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(1, 8, 2) == AlltoallAlgorithm::sa);
+  // On two nodes up to 32 processes.
+  CHECK(pick(1, 2, 8) == AlltoallAlgorithm::linear);
+  CHECK(pick(16, 2, 16) == AlltoallAlgorithm::linear);
+  CHECK(pick(16, 2, 17) != AlltoallAlgorithm::linear);
+  const AlltoallFacts two_nodes{4, 2, 16, NicClass::onload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(two_nodes), two_nodes)
+            .find("2 nodes x 16 <= 32 processes, any block") != std::string::npos);
+  const AlltoallFacts facts{1, 2, 4, NicClass::onload, {}};
+  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("2 nodes x 4 <= 12 processes, any block") !=
+        std::string::npos);
 }
 
 TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
@@ -32,7 +74,7 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(8, 16, 16) == AlltoallAlgorithm::sa);
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
-  CHECK(pick(32, 2, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(32, 4, 4) == AlltoallAlgorithm::sa);
   CHECK(pick(256, 16, 8, NicClass::offload) == AlltoallAlgorithm::sa);  // 128 processes: below offload's paced linear
   CHECK(pick(1024, 33, 4) == AlltoallAlgorithm::sa);                    // 132 processes: too many for paced linear
   CHECK(pick(255, 17, 4) == AlltoallAlgorithm::sa);                     // below paced linear's blocks
@@ -50,7 +92,7 @@ TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
   CHECK(pick(4096, 2, 2) == AlltoallAlgorithm::linear);
   CHECK(rule_for({4096, 13, 5, NicClass::onload, {}}).name == "many-ranks-paced-linear");  // 65 processes
   CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);                                     // one node stays native
-  CHECK(pick(64, 64, 1) == AlltoallAlgorithm::native);  // so does one process per node
+  CHECK(pick(64, 65, 1) == AlltoallAlgorithm::native);  // so do more than 64 nodes of one process
   // Offload NICs follow the same rules while node pairs are weighed.
   CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   CHECK(pick(1024, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
@@ -146,7 +188,7 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(1, 98, 4) == AlltoallAlgorithm::node_pairs);   // 25, paced
   CHECK(pick(1, 257, 4) == AlltoallAlgorithm::node_pairs);  // 64: the most weighed
   CHECK(pick(1, 258, 4) != AlltoallAlgorithm::node_pairs);  // 65
-  CHECK(pick(1, 2, 16) == AlltoallAlgorithm::sa);           // one partner: a tie with SA's one message
+  CHECK(pick(1, 2, 32) == AlltoallAlgorithm::sa);           // one partner: a tie with SA's one message
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
   CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
             .find("SA's rail step about 6.6 us against about 2.3 us that node pairs add (4 partners, 64 nodes x 16)") !=

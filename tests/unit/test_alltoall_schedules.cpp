@@ -192,6 +192,11 @@ TEST_CASE("linear sends every block straight to its rank, as a flat exchange doe
       CHECK(schedule.phases.size() == 1);
       CHECK(schedule.stage_blocks == 0);
       CHECK(shim::coll::schedule_traffic(schedule, layout, rank) == shim::coll::flat_traffic(layout, rank));
+      // The own block last, so that its copy overlaps the other transfers.
+      const auto& exchange = schedule.phases.front();
+      CHECK(exchange.sends.front().peer == (rank + 1) % layout.size());
+      CHECK(exchange.sends.back().peer == rank);
+      CHECK(exchange.recvs.back().peer == rank);
     }
   }
 }
