@@ -6,16 +6,18 @@ Runs `SHIM_NODE_SIZE=S mpiexec -n N bench/alltoall_latency --iters small` per
 layout (counts from shim's counters; with more ranks than cores the times
 mean nothing and are not shown). Writes alltoall_layouts.csv and
 alltoall_layouts.png to --out and prints one table per layout, sizes with the
-same counts merged. No root needed; about 8 minutes with other work alongside
+same counts merged. No root needed; about 17 minutes with simulations alongside
 (--quick: 1 KiB to 64 KiB only).
 
   bench/alltoall_layouts.py [--build DIR] [--out DIR] [--quick]
 """
 import driver
 
-LAYOUTS = [("2 x 4", 8, 4), ("4 x 2", 8, 2), ("3+3+1", 7, 3), ("8 x 1", 8, 1)]  # (name, ranks, SHIM_NODE_SIZE)
+LAYOUTS = [("4 x 4", 16, 4), ("2 x 4", 8, 4), ("3+3+1", 7, 3), ("8 x 1", 8, 1)]  # (name, ranks, SHIM_NODE_SIZE)
 ALGORITHMS = ["auto", "sa", "rd", "leader", "linear", "node-pairs"]
-PLOTTED = [16, 65536]  # auto aggregates at the one, sends flat at the other
+# At 16 B auto aggregates on 4 x 4 and sends flat on the smaller layouts
+# (rule few-ranks-linear up to 12 processes); at 64 KiB it sends flat.
+PLOTTED = [16, 65536]
 
 
 def main():

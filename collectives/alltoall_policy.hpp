@@ -226,8 +226,8 @@ inline constexpr int kLinearTwoNodesAnyBlockMaxRanks = 32;
 // 0.96 / 19.3 / 298.8 us against 0.72 / 1.02 / 24.8 / 367.8; 8 x 1 0.80 /
 // 1.33 / 41.3 / 651.1 against 1.94 / 2.07 / 57.7 / 858.1; 16 x 1 1.00 / 2.07 /
 // 85.3 / 1355.7 against 2.59 / 4.18 / 123.7 / 1838.9; 32 x 1 and 64 x 1
-// 0.39-0.82x at every size; at 16 KiB 0.98-1.02x from 3 x 1 to 8 x 1 (4 x 1
-// 9.77 against 9.60). Offload, 4-32 x 1: 0.42-1.00x. At 3 x 1 MPICH's
+// 0.39-0.83x at every size; at 16 KiB 1.02x at 3 x 1 and 4 x 1 (9.77 against
+// 9.60). Offload, 4-32 x 1: 0.41-0.98x. At 3 x 1 MPICH's
 // selection exchanges as linear does below 64 KiB (1 B 0.67 against 0.70),
 // and its pairwise exchange beyond is SMPI's ring, which linear equals
 // (1 MiB 210.7 us). At 2 x 1 both send one message each way, and linear's
