@@ -92,18 +92,20 @@ def main():
 
     # The profile's NIC class reaches the alltoall policy; SHIM_NIC wins over
     # it. Two nodes of two take the same rules with either class (only
-    # beyond 64 node-pair partners does an offload NIC change the choice).
+    # beyond 64 node-pair partners does an offload NIC change the choice):
+    # on so few processes every block goes straight to its rank.
     offload = write("offload.json", good.replace('"class": "onload"', '"class": "offload"'))
-    check_alltoall_decision(offload, {}, "offload profile", r"-> sa \[aggregate\]", nic="offload")
-    check_alltoall_decision(offload, {"SHIM_NIC": "onload"}, "offload profile", r"-> sa \[aggregate\]", nic="onload")
+    check_alltoall_decision(offload, {}, "offload profile", r"-> linear \[few-ranks-linear\]", nic="offload")
+    check_alltoall_decision(offload, {"SHIM_NIC": "onload"}, "offload profile", r"-> linear \[few-ranks-linear\]",
+                            nic="onload")
 
     # The profile's send cost reaches it too: at TCP's 6.4 us per message
-    # node pairs' one partner beats SA's window; at the onload platform's
-    # 25 ns SA aggregates.
+    # node pairs' one partner beats linear's extra messages; at the onload
+    # platform's 25 ns linear takes the 4 B blocks.
     tcp_text = good.replace('"bcast_k":', '"send_cost_seconds": 6.39e-06, "bcast_k":')
     tcp = write("tcp.json", tcp_text)
     check_alltoall_decision(tcp, {}, "send-cost profile", r"-> node-pairs \[node-pairs\].*6390 ns per message", link="")
-    check_alltoall_decision(tcp, {"SHIM_SEND_COST_NS": "25"}, "send-cost profile", r"-> sa \[aggregate\]")
+    check_alltoall_decision(tcp, {"SHIM_SEND_COST_NS": "25"}, "send-cost profile", r"-> linear \[few-ranks-linear\]")
     # The profile's pair throughput gives the node's link bandwidth (half
     # the highest, which counts both directions); SHIM_NODE_BANDWIDTH wins
     # over it, 0 making it unknown again.
