@@ -166,9 +166,13 @@ bool linear_takes_any_block(const AlltoallFacts& facts) {
   return ranks <= kLinearAnyBlockMaxRanks || (facts.nodes == 2 && ranks <= kLinearTwoNodesAnyBlockMaxRanks);
 }
 
+bool linear_copy_fits(const AlltoallFacts& facts) {
+  return !facts.in_place || saturating_product(layout_ranks(facts), facts.block_bytes) <= kLinearInPlaceCopyMaxBytes;
+}
+
 bool one_per_node_linear_fits(const AlltoallFacts& facts) {
   return facts.ppn <= 1 && facts.nodes >= kOnePerNodeLinearMinNodes && facts.nodes <= kLinearMaxRanks &&
-         linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+         linear_extra_send_us(facts) <= kRailStepCosts.wave_us && linear_copy_fits(facts);
 }
 
 bool paced_linear_fits(const AlltoallFacts& facts) {
@@ -185,7 +189,8 @@ constexpr std::array kRules = {
     AlltoallRule{"single-node", "nodes == 1", AlltoallAlgorithm::native,
                  "all ranks share one node: there is no inter-node traffic to aggregate",
                  [](const AlltoallFacts& f) { return f.nodes <= 1; }},
-    AlltoallRule{"one-per-node-linear", "ppn == 1 && 3 <= nodes <= 64 && its extra send cost <= one wave",
+    AlltoallRule{"one-per-node-linear",
+                 "ppn == 1 && 3 <= nodes <= 64 && its extra send cost <= one wave && in place: nodes * block <= 64 MiB",
                  AlltoallAlgorithm::linear,
                  "one process per node: every block straight to its rank pays one latency where MPI's Bruck pays "
                  "log2(nodes) and its pairwise exchange one per step (scale model, docs/scale/few-nodes.md)",
@@ -204,7 +209,7 @@ constexpr std::array kRules = {
                  [](const AlltoallFacts& f) { return explain_offload(f); }},
     AlltoallRule{"few-ranks-linear",
                  "nodes * ppn <= 64 && (block >= 64 B || nodes * ppn <= 12 (two nodes: 32)) && its extra send cost <= "
-                 "one wave",
+                 "one wave && in place: nodes * ppn * block <= 64 MiB",
                  AlltoallAlgorithm::linear,
                  "few processes: every block straight to its rank, all at once below 4 KiB (Open MPI's basic "
                  "linear) and 16 in flight from there, keeps the links busy without copies (scale model, "
@@ -212,7 +217,7 @@ constexpr std::array kRules = {
                  [](const AlltoallFacts& f) {
                    return layout_ranks(f) <= kLinearMaxRanks &&
                           (f.block_bytes >= kLinearMinBlockBytes || linear_takes_any_block(f)) &&
-                          linear_extra_send_us(f) <= kRailStepCosts.wave_us;
+                          linear_extra_send_us(f) <= kRailStepCosts.wave_us && linear_copy_fits(f);
                  },
                  [](const AlltoallFacts& f) {
                    const std::string shape = std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn);

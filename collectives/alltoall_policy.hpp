@@ -8,6 +8,7 @@
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_schedules.hpp"
 #include "collectives/schedule.hpp"
+#include "collectives/scratch_buffer.hpp"
 #include "common/rule_table.hpp"
 #include "topology/nic_class.hpp"
 
@@ -233,6 +234,12 @@ inline constexpr int kLinearTwoNodesAnyBlockMaxRanks = 32;
 // (1 MiB 210.7 us). At 2 x 1 both send one message each way, and linear's
 // 16 KiB took 5.2 us against 4.8: native.
 inline constexpr int kOnePerNodeLinearMinNodes = 3;
+
+// In place, linear first copies the whole buffer (ranks x block) and sends
+// from the copy, where MPICH's pairwise in-place exchange needs one block:
+// few-ranks-linear and one-per-node-linear take in-place calls only while
+// that copy fits the scratch memory a communicator keeps between calls.
+inline constexpr std::int64_t kLinearInPlaceCopyMaxBytes = ScratchBuffer::kRetainedBytes;
 
 // Beyond kLinearMaxRanks processes linear runs paced (kLinearInFlight
 // messages in flight, alltoall_schedules.hpp) and is taken for blocks from

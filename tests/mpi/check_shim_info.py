@@ -4,8 +4,9 @@
 1. 4 ranks as 2 virtual nodes x 2 (SHIM_NODE_SIZE=2 from the caller's
    environment), hardware the two-socket fixture (tests/data/two_socket_ib.xml):
    the node map, the HCA locality per package, the alltoall decision for
-   8-byte blocks (linear on so few processes), server threads in each node's lowest rank (0 and 2), and an
-   owner-computes decision for a window on MPI_COMM_WORLD.
+   8-byte blocks (linear on so few processes), server threads in each
+   node's lowest rank (0 and 2), and an owner-computes decision for a window
+   on MPI_COMM_WORLD.
 2. 2 ranks as 2 nodes with SHIM_SERVER=0: no server threads, native.
 
 Each time a real job (a program linked with shim that allocates a window on
