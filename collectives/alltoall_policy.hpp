@@ -9,6 +9,7 @@
 #include "collectives/alltoall_schedules.hpp"
 #include "collectives/schedule.hpp"
 #include "collectives/scratch_buffer.hpp"
+#include "collectives/send_cost.hpp"
 #include "common/rule_table.hpp"
 #include "topology/nic_class.hpp"
 
@@ -35,14 +36,6 @@ struct AlltoallThresholds {
   // Beyond it MPICH paces large messages pairwise.
   std::int64_t rail_point_to_point_max_bytes = 32 * 1024;
 };
-
-// What a core spends per small message it sends to another node on the
-// platform the costs below were fitted on (the scale model's onload
-// platform: MPI_Isend of 8 B through shared memory here, 25 ns,
-// docs/scale/platforms.md). Every estimate adds what a platform's messages
-// cost beyond it, once per message on the estimate's critical path: on TCP
-// (6.4 us per message, docs/scale/platforms.md) that sum decides.
-inline constexpr int kReferenceSendCostNs = 25;
 
 struct AlltoallFacts {
   std::int64_t block_bytes = 0;  // bytes per block (count x type size)

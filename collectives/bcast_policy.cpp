@@ -21,6 +21,15 @@ constexpr std::array kRules = {
     BcastRule{"single-node", "nodes == 1", BcastAlgorithm::native,
               "all ranks share one node: nothing crosses the network", [](const BcastFacts& f) { return f.nodes <= 1; },
               shape},
+    BcastRule{"costly-sends-short", "send cost >= 1 us && bytes <= 4 KiB (measured subnets: 1 KiB)",
+              BcastAlgorithm::native,
+              "each message costs its sender more than it takes to arrive: MPI's binomial tree sends the fewest "
+              "messages one after another (scale model, docs/scale/few-nodes.md)",
+              [](const BcastFacts& f) {
+                return f.send_cost_ns >= kBcastCostlySendNs &&
+                       f.bytes <= (f.subnets >= 2 ? kBcastCostlySendSubnetsMaxBytes : kBcastCostlySendMaxBytes);
+              },
+              [](const BcastFacts& f) { return shape(f) + ", " + std::to_string(f.send_cost_ns) + " ns per message"; }},
     BcastRule{"measured-subnets", "the profile places the nodes in >= 2 subnets", BcastAlgorithm::eco,
               "ECO (Lowekamp and Beguelin): one crossing per subnet boundary, trees inside subnets and nodes",
               [](const BcastFacts& f) { return f.subnets >= 2; }, shape},

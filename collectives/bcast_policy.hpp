@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "collectives/bcast_algorithm.hpp"
+#include "collectives/send_cost.hpp"
 #include "common/rule_table.hpp"
 
 namespace shim::coll {
@@ -15,7 +16,27 @@ struct BcastFacts {
   int ppn = 1;               // largest number of processes on one node
   int subnets = 0;           // subnets the communicator spans by the network profile; 0 without one
   bool consecutive = false;  // each node's ranks are one ascending block (topo::Layout::consecutive)
+  int send_cost_ns = kReferenceSendCostNs;
 };
+
+// Where each message costs its sender at least kBcastCostlySendNs, a short
+// broadcast is the root's and the relays' sends one after another: MPI's
+// binomial tree needs log2(ranks) of them on its longest path, the
+// two-level tree's 8-wide fan-out between nodes up to 7 at the root, and
+// ECO's trees as many. Scale model (`bench/sim/sweep few-nodes`, TCP
+// platforms, 6.4 us per send), 1 B / 256 B / 1 KiB / 4 KiB, two-level
+// against MPICH's selection: eth-25g 8 x 4 45.0 / 50.4 / 57.3 / 16.7 us
+// against 19.8 / 22.4 / 26.1 / 11.8; eth-1g 8 x 16 45.3 / 52.9 / 70.5 /
+// 246.7 against 20.4 / 29.2 / 52.9 / 207.8; ECO on the ECO-like platform,
+// 4 x 8, 20.6 / 29.4 / 51.9 against 13.8 / 19.7 / 35.3. So up to
+// kBcastCostlySendMaxBytes such broadcasts stay with MPI; between measured
+// subnets only up to kBcastCostlySendSubnetsMaxBytes, since at 4 KiB the
+// slow links between subnets count more than the sends, and ECO crosses
+// each once (4 x 8 91.0 us against MPICH's 107.3; 8 x 4 107.5 against
+// 208.5).
+inline constexpr int kBcastCostlySendNs = 1000;
+inline constexpr std::int64_t kBcastCostlySendMaxBytes = 4096;
+inline constexpr std::int64_t kBcastCostlySendSubnetsMaxBytes = 1024;
 
 // Two nodes of one process each: one message either way, which segments
 // only cut up (scale model, onload, 2 x 1, 1 MiB: MPICH's selection 84.5 us

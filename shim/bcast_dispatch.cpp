@@ -50,7 +50,8 @@ Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState&
 
 BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) const {
   const topo::Layout& layout = hierarchy.layout();
-  return {bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned(), layout.consecutive()};
+  return {
+      bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned(), layout.consecutive(), config().send_cost_ns};
 }
 
 std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state,

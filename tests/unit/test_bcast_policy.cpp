@@ -30,6 +30,23 @@ TEST_CASE("broadcast: measured subnets take ECO at every size and placement", "[
   }
 }
 
+TEST_CASE("broadcast: where sends are costly, short messages stay with MPI's binomial tree", "[policy]") {
+  using shim::coll::kBcastCostlySendMaxBytes;
+  using shim::coll::kBcastCostlySendNs;
+  using shim::coll::kBcastCostlySendSubnetsMaxBytes;
+  for (const int subnets : {0, 3}) {
+    const std::int64_t most = subnets == 0 ? kBcastCostlySendMaxBytes : kBcastCostlySendSubnetsMaxBytes;
+    CHECK(rule_for({1, 8, 4, subnets, true, kBcastCostlySendNs}).name == "costly-sends-short");
+    CHECK(rule_for({most, 8, 16, subnets, false, 6390}).outcome == BcastAlgorithm::native);
+    CHECK(rule_for({most + 1, 8, 4, subnets, true, 6390}).outcome != BcastAlgorithm::native);
+    CHECK(rule_for({1, 8, 4, subnets, true, kBcastCostlySendNs - 1}).outcome != BcastAlgorithm::native);
+  }
+  // Between subnets ECO from 4 KiB.
+  CHECK(rule_for({4096, 8, 4, 3, true, 6390}).outcome == BcastAlgorithm::eco);
+  const BcastFacts facts{1, 8, 4, 0, true, 6390};
+  CHECK(shim::coll::BcastPolicy::explain(rule_for(facts), facts).find("6390 ns per message") != std::string::npos);
+}
+
 TEST_CASE("broadcast: whole messages on a few blocked nodes go to MPICH's binomial tree", "[policy]") {
   using shim::coll::kBcastFewNodes;
   using shim::coll::kBcastWholeMax;
