@@ -166,13 +166,19 @@ bool linear_takes_any_block(const AlltoallFacts& facts) {
   return ranks <= kLinearAnyBlockMaxRanks || (facts.nodes == 2 && ranks <= kLinearTwoNodesAnyBlockMaxRanks);
 }
 
+// Linear's extra sends (one message per block for another node) matter
+// only for blocks under kLinearAnySendCostMinBlockBytes.
+bool linear_send_cost_fits(const AlltoallFacts& facts) {
+  return facts.block_bytes >= kLinearAnySendCostMinBlockBytes || linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+}
+
 bool linear_copy_fits(const AlltoallFacts& facts) {
   return !facts.in_place || saturating_product(layout_ranks(facts), facts.block_bytes) <= kLinearInPlaceCopyMaxBytes;
 }
 
 bool one_per_node_linear_fits(const AlltoallFacts& facts) {
   return facts.ppn <= 1 && facts.nodes >= kOnePerNodeLinearMinNodes && facts.nodes <= kLinearMaxRanks &&
-         linear_extra_send_us(facts) <= kRailStepCosts.wave_us && linear_copy_fits(facts);
+         linear_send_cost_fits(facts) && linear_copy_fits(facts);
 }
 
 bool paced_linear_fits(const AlltoallFacts& facts) {
@@ -189,13 +195,15 @@ constexpr std::array kRules = {
     AlltoallRule{"single-node", "nodes == 1", AlltoallAlgorithm::native,
                  "all ranks share one node: there is no inter-node traffic to aggregate",
                  [](const AlltoallFacts& f) { return f.nodes <= 1; }},
-    AlltoallRule{"one-per-node-linear",
-                 "ppn == 1 && 3 <= nodes <= 64 && its extra send cost <= one wave && in place: nodes * block <= 64 MiB",
-                 AlltoallAlgorithm::linear,
-                 "one process per node: every block straight to its rank pays one latency where MPI's Bruck pays "
-                 "log2(nodes) and its pairwise exchange one per step (scale model, docs/scale/few-nodes.md)",
-                 [](const AlltoallFacts& f) { return one_per_node_linear_fits(f); },
-                 [](const AlltoallFacts& f) { return std::to_string(f.nodes) + " nodes x 1"; }},
+    AlltoallRule{
+        "one-per-node-linear",
+        "ppn == 1 && 3 <= nodes <= 64 && (its extra send cost <= one wave || block >= 4 KiB) && in place: nodes "
+        "* block <= 64 MiB",
+        AlltoallAlgorithm::linear,
+        "one process per node: every block straight to its rank pays one latency where MPI's Bruck pays "
+        "log2(nodes) and its pairwise exchange one per step (scale model, docs/scale/few-nodes.md)",
+        [](const AlltoallFacts& f) { return one_per_node_linear_fits(f); },
+        [](const AlltoallFacts& f) { return std::to_string(f.nodes) + " nodes x 1"; }},
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
                  "one process per node, two nodes, beyond 64 or where messages cost more: nothing to aggregate, "
                  "and MPI's exchange is as good as linear's",
@@ -208,8 +216,8 @@ constexpr std::array kRules = {
                  [](const AlltoallFacts& f) { return offload_small(f) && !node_pairs_fit(f); },
                  [](const AlltoallFacts& f) { return explain_offload(f); }},
     AlltoallRule{"few-ranks-linear",
-                 "nodes * ppn <= 64 && (block >= 64 B || nodes * ppn <= 12 (two nodes: 32)) && its extra send cost <= "
-                 "one wave && in place: nodes * ppn * block <= 64 MiB",
+                 "nodes * ppn <= 64 && (block >= 64 B || nodes * ppn <= 12 (two nodes: 32)) && (its extra send cost "
+                 "<= one wave || block >= 4 KiB) && in place: nodes * ppn * block <= 64 MiB",
                  AlltoallAlgorithm::linear,
                  "few processes: every block straight to its rank, all at once below 4 KiB (Open MPI's basic "
                  "linear) and 16 in flight from there, keeps the links busy without copies (scale model, "
@@ -217,7 +225,7 @@ constexpr std::array kRules = {
                  [](const AlltoallFacts& f) {
                    return layout_ranks(f) <= kLinearMaxRanks &&
                           (f.block_bytes >= kLinearMinBlockBytes || linear_takes_any_block(f)) &&
-                          linear_extra_send_us(f) <= kRailStepCosts.wave_us && linear_copy_fits(f);
+                          linear_send_cost_fits(f) && linear_copy_fits(f);
                  },
                  [](const AlltoallFacts& f) {
                    const std::string shape = std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn);

@@ -210,6 +210,28 @@ inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 inline constexpr int kLinearAnyBlockMaxRanks = 12;
 inline constexpr int kLinearTwoNodesAnyBlockMaxRanks = 32;
 
+// From kLinearAnySendCostMinBlockBytes linear is taken up to kLinearMaxRanks
+// processes whatever a message costs its sender: every other choice sends
+// as many messages there (SA and node pairs stop aggregating soon after),
+// and on TCP the cost of a send falls once its block is a few KiB
+// (docs/scale/measurements.json, two emulated hosts: 7.6 us at 8 B, 9.0 at
+// 512 B, 2.1 at 4 KiB). Scale model (`bench/sim/simrun.py eth-25g|eth-1g
+// LAYOUT alltoall shim-linear|shim-auto|mpich|ompi 2048,4096,16384,65536`),
+// eth-25g, linear against the earlier choice at 4 KiB / 64 KiB: 2 x 8 95.2 /
+// 1481.4 us against 141.6 (node pairs) / 1543.9 (MPICH's exchange), 3 x 5
+// 74.7 against 100.0 (at 64 KiB SMPI's MPICH selection aborts on 15
+// processes; Open MPI's took linear's 1158.9), 4 x 4 71.8 / 1112.8 against 92.2 /
+// 1202.7, 4 x 8 280.1 / 4430.4 against 333.6 / 4603.4, 8 x 4 164.3 / 2587.3
+// against 192.2 / 2787.7, 4 x 16 1112.9 / 17703.5 against 1120.5 /
+// 18053.4 (Open MPI's selection, its linear exchange, ties linear
+// everywhere); eth-1g: linear ahead by up to 2% from 4 KiB. At 2 KiB
+// aggregation still wins where sends cost this much (8 x 4 98.6 against
+// 228.8, 4 x 4 48.7 against 99.8). One process per node likewise
+// (one-per-node-linear), at 4 / 64 KiB: 4 x 1 7.8 / 76.0 against MPICH's
+// 7.9 / 89.8, 8 x 1 16.0 / 168.2 against 17.8 / 209.6, 16 x 1 32.4 / 352.5
+// against 37.5 / 449.2.
+inline constexpr std::int64_t kLinearAnySendCostMinBlockBytes = 4096;
+
 // One process per node: from kOnePerNodeLinearMinNodes nodes up to
 // kLinearMaxRanks, linear at every block size. MPI's Bruck (MPICH's choice
 // for blocks under 256 B from 8 processes) pays log2(nodes) latencies where

@@ -178,7 +178,7 @@ def probed_settings(name):
     cluster."""
     platform = PLATFORMS[name]
     return {"SHIM_NIC": platform.nic, "SHIM_SEND_COST_NS": str(round(platform.send.value * 1e9)),
-            "SHIM_NODE_BANDWIDTH": str(round(_link_bandwidth(platform, platform.bandwidth)))}
+            "SHIM_NODE_BANDWIDTH": str(round(link_bandwidth(platform, platform.bandwidth)))}
 
 
 def _bps(value):
@@ -229,7 +229,7 @@ def _network_one_way(platform):
     return platform.latency.value
 
 
-def _link_bandwidth(platform, param):
+def link_bandwidth(platform, param):
     eff = platform.bandwidth_efficiency.value if platform.bandwidth_efficiency else 1.0
     return param.value * eff
 
@@ -250,7 +250,7 @@ def cluster_xml(platform, nodes, cores):
         '<platform version="4.1">', *_smpi_config(platform),
         '  <zone id="world" routing="Full">',
         f'    <cluster id="c" prefix="n" suffix="" radical="0-{nodes - 1}" speed="1Gf" core="{cores}" '
-        f'bw="{_bps(_link_bandwidth(platform, platform.bandwidth))}" lat="{_s(lat)}" sharing_policy="SPLITDUPLEX" '
+        f'bw="{_bps(link_bandwidth(platform, platform.bandwidth))}" lat="{_s(lat)}" sharing_policy="SPLITDUPLEX" '
         f'loopback_bw="{loop_bw}" loopback_lat="{loop_lat}" bb_bw="1e15Bps" bb_lat="0s" bb_sharing_policy="FATPIPE"/>',
         '  </zone>', '</platform>', ""])
 
@@ -262,7 +262,7 @@ def hetero_xml(platform, nodes, cores):
     subnets = int(HET_SUBNETS.value)
     loop_bw, loop_lat = _loopback()
     lat = _network_one_way(platform) / 2
-    up_bw = _bps(_link_bandwidth(platform, HET_UPLINK))
+    up_bw = _bps(link_bandwidth(platform, HET_UPLINK))
     lines = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
              '<platform version="4.1">', *_smpi_config(platform), '  <zone id="world" routing="Full">']
     for s in range(subnets):
@@ -272,7 +272,7 @@ def hetero_xml(platform, nodes, cores):
         radical = ",".join(str(i) for i in members)
         lines.append(
             f'    <cluster id="s{s}" prefix="n" suffix="" radical="{radical}" speed="1Gf" core="{cores}" '
-            f'bw="{_bps(_link_bandwidth(platform, platform.bandwidth))}" lat="{_s(lat)}" '
+            f'bw="{_bps(link_bandwidth(platform, platform.bandwidth))}" lat="{_s(lat)}" '
             f'sharing_policy="SPLITDUPLEX" loopback_bw="{loop_bw}" loopback_lat="{loop_lat}" bb_bw="1e15Bps" '
             f'bb_lat="0s" bb_sharing_policy="FATPIPE" router_id="s{s}-router"/>')
         lines.append(f'    <link id="s{s}-up" bandwidth="{up_bw}" latency="{_s(lat)}" sharing_policy="SPLITDUPLEX"/>')
@@ -302,10 +302,10 @@ def three_subnets_xml(platform):
              '<platform version="4.1">', *_smpi_config(platform), '  <zone id="world" routing="Full">']
     for host, subnet in THREE_SUBNETS.items():
         lines.append(f'    <host id="{host}" speed="1Gf"/>')
-        lines.append(f'    <link id="{host}-link" bandwidth="{_bps(_link_bandwidth(platform, rates[subnet]))}" '
+        lines.append(f'    <link id="{host}-link" bandwidth="{_bps(link_bandwidth(platform, rates[subnet]))}" '
                      f'latency="{_s(host_lat)}" sharing_policy="SPLITDUPLEX"/>')
     for subnet in "abc":
-        lines.append(f'    <link id="{subnet}-up" bandwidth="{_bps(_link_bandwidth(platform, VC_UP))}" '
+        lines.append(f'    <link id="{subnet}-up" bandwidth="{_bps(link_bandwidth(platform, VC_UP))}" '
                      f'latency="{_s(up_lat)}" sharing_policy="SPLITDUPLEX"/>')
     hosts = list(THREE_SUBNETS)
     for a in hosts:
@@ -420,8 +420,8 @@ def hetero_profile_json(name, nodes):
     subnets = int(HET_SUBNETS.value)
     sizes = [8, 65536, 524288]
     overhead = platform.send.value + platform.recv.value
-    host_bw = _link_bandwidth(platform, platform.bandwidth)
-    up_bw = _link_bandwidth(platform, HET_UPLINK)
+    host_bw = link_bandwidth(platform, platform.bandwidth)
+    up_bw = link_bandwidth(platform, HET_UPLINK)
     net = _network_one_way(platform)
 
     def one_way(a, b, size):

@@ -284,8 +284,8 @@ TEST_CASE("where messages cost more than the link's time for their bytes, SA agg
   CHECK(rule_for(facts(1024, 8, 16, 400'000'000'000, 999)).name == "bandwidth-bound");
   CHECK(rule_for(facts(1024, 8, 16, k25g, 1000)).name == "bandwidth-bound");  // 2 x 2987 B
   // Earlier rules still come first: within SA_MAX they decide as before
-  // (8 x 4 at 4 KiB: node pairs, 192.2 us simulated, SA 182.8).
-  CHECK(rule_for(facts(4096, 8, 4, k25g)).outcome == AlltoallAlgorithm::node_pairs);
+  // (8 x 4 at 2 KiB: node pairs, 98.6 us simulated, linear 228.8).
+  CHECK(rule_for(facts(2048, 8, 4, k25g)).outcome == AlltoallAlgorithm::node_pairs);
   for (const int ppn : {2, 4, 16}) {
     for (std::int64_t block = 1; block * ppn <= 4096; block *= 2) {
       CHECK(rule_for(facts(block, 8, ppn, k25g)).outcome == rule_for(facts(block, 8, ppn, 0)).outcome);
@@ -299,6 +299,33 @@ TEST_CASE("where messages cost more than the link's time for their bytes, SA agg
       facts(std::int64_t{1} << 62, 8, 16, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<int>::max());
   CHECK(shim::coll::link_bytes_per_send(absurd) == std::int64_t{1} << 60);
   CHECK(rule_for(absurd).name == "bandwidth-bound");
+}
+
+TEST_CASE("from 4 KiB blocks linear is taken up to 64 processes whatever a message costs", "[policy]") {
+  // Scale model, eth-25g (6.39 us per message): at 4 KiB linear 164.3 us at
+  // 8 x 4 against node pairs' 192.2, 95.2 at 2 x 8 against 141.6; at 2 KiB
+  // aggregation still wins (8 x 4 98.6 against linear's 228.8).
+  const auto tcp = [](std::int64_t block, int nodes, int ppn) {
+    return AlltoallFacts{block, nodes, ppn, NicClass::onload, {}, 6390};
+  };
+  constexpr std::pair<int, int> kLayouts[] = {{8, 4}, {2, 8}, {4, 16}, {3, 5}, {2, 32}};
+  for (const auto& [nodes, ppn] : kLayouts) {
+    CHECK(rule_for(tcp(4096, nodes, ppn)).name == "few-ranks-linear");
+    CHECK(rule_for(tcp(1 << 20, nodes, ppn)).outcome == AlltoallAlgorithm::linear);
+    CHECK(rule_for(tcp(4095, nodes, ppn)).outcome != AlltoallAlgorithm::linear);
+  }
+  // One process per node likewise (8 x 1 at 64 KiB: 168.2 us against 209.6).
+  CHECK(rule_for(tcp(4096, 8, 1)).name == "one-per-node-linear");
+  CHECK(rule_for(tcp(4095, 8, 1)).name == "one-per-node");
+  CHECK(rule_for(tcp(65536, 64, 1)).name == "one-per-node-linear");
+  // Beyond 64 processes linear runs paced, and there its sends still count
+  // (32 x 4 at 4 KiB: 894.9 us against MPICH's 783.8).
+  CHECK(rule_for(tcp(4096, 32, 4)).outcome != AlltoallAlgorithm::linear);
+  CHECK(rule_for(tcp(4096, 8, 16)).outcome != AlltoallAlgorithm::linear);
+  // In place, the copy linear sends from still has to fit.
+  AlltoallFacts in_place = tcp(std::int64_t{2} << 20, 8, 8);
+  in_place.in_place = true;
+  CHECK(rule_for(in_place).outcome != AlltoallAlgorithm::linear);
 }
 
 TEST_CASE("offload NICs aggregate up to four times SA_MAX", "[policy]") {
