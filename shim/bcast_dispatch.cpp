@@ -42,8 +42,11 @@ struct Route {
 };
 Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState& state,
                const topo::Hierarchy& hierarchy, std::int64_t bytes) {
-  return {state.bcast_role(algorithm, call.root, bcast_fanout(algorithm, bytes, hierarchy.layout())),
-          coll::plan_segments(call.count, call.type_size, bcast_segment_bytes(algorithm, bytes))};
+  const topo::Layout& layout = hierarchy.layout();
+  const int subnets = state.subnets_spanned();
+  return {state.bcast_role(algorithm, call.root, bcast_fanout(algorithm, bytes, layout, subnets)),
+          coll::plan_segments(call.count, call.type_size,
+                              bcast_segment_bytes(algorithm, bytes, eco_segments_sent_once(layout, subnets)))};
 }
 
 }  // namespace
@@ -57,9 +60,11 @@ BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hiera
 std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state,
                                     const topo::Hierarchy& hierarchy, std::int64_t bytes) const {
   if (decision.algorithm == Algorithm::native) return "";
-  const std::int64_t segment = bcast_segment_bytes(decision.algorithm, bytes);
+  const topo::Layout& layout = hierarchy.layout();
+  const int subnets = state.subnets_spanned();
+  const std::int64_t segment = bcast_segment_bytes(decision.algorithm, bytes, eco_segments_sent_once(layout, subnets));
   const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, segment);
-  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes, hierarchy.layout());
+  const coll::BcastFanout fanout = bcast_fanout(decision.algorithm, bytes, layout, subnets);
   std::string text;
   if (fanout.one_chain) {
     text = "; one chain through every rank, node after node";
@@ -68,7 +73,8 @@ std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommSta
     if (decision.algorithm == Algorithm::twolevel && fanout.between_subnets == 1) text += " (a chain between nodes)";
     if (decision.algorithm == Algorithm::eco) {
       text += " between subnets, " + std::to_string(fanout.within_subnet) + " within";
-      if (coll::entries_take_turns(fanout, state.subnets_spanned())) text += ", subnet entries take turns";
+      if (coll::entries_take_turns(fanout, subnets)) text += ", subnet entries take turns";
+      if (eco_segments_sent_once(layout, subnets)) text += ", one node per subnet (segments for one send each)";
     }
     if (fanout.entries_per_node > 1)
       text += ", entering each other node at " + std::to_string(fanout.entries_per_node) + " ranks";

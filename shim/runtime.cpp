@@ -80,7 +80,7 @@ void load_profile() {
     g_config.send_cost_ns = static_cast<int>(std::lround(std::min(g_picture->profile.send_cost_s, 0.1) * 1e9));
   }
   if (!g_config.node_bandwidth_explicit) g_config.node_bandwidth = g_picture->profile.node_bandwidth();
-  g_profile_segments = topo::profile_segment_range(g_picture->profile);
+  g_profile_segments = topo::profile_segment_range(g_picture->profile, g_config.send_cost_ns / 1e9);
   std::vector<std::int64_t> segments;
   if (g_config.bcast_segment_bytes > 0) segments.push_back(g_config.bcast_segment_bytes);
   if (g_profile_segments) {
@@ -190,9 +190,14 @@ const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture :
 
 int bcast_tree_k() { return g_config.bcast_k > 0 ? g_config.bcast_k : g_picture ? g_picture->profile.bcast_k : 2; }
 
-coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout) {
+bool eco_segments_sent_once(const topo::Layout& layout, int subnets) {
+  return subnets >= 2 && layout.nodes() == subnets && bcast_tree_k() == 1;
+}
+
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout,
+                               int subnets) {
   const int k = bcast_tree_k();
-  const std::int64_t segment = bcast_segment_bytes(algorithm, bytes);
+  const std::int64_t segment = bcast_segment_bytes(algorithm, bytes, eco_segments_sent_once(layout, subnets));
   const std::int64_t segments = coll::plan_segments(bytes, 1, segment).segments;
   if (algorithm != coll::BcastAlgorithm::eco) {
     coll::BcastFanout fanout{k, k, false, coll::intra_node_fanout(bytes),
@@ -224,9 +229,11 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
   return {k, within, rotate};
 }
 
-std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes) {
+std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes, bool sent_once) {
   if (g_config.bcast_segment_bytes > 0) return g_config.bcast_segment_bytes;
-  if (algorithm == coll::BcastAlgorithm::eco && g_profile_segments) return g_profile_segments->for_message(bytes);
+  if (algorithm == coll::BcastAlgorithm::eco && g_profile_segments) {
+    return sent_once ? g_profile_segments->for_message_sent_once(bytes) : g_profile_segments->for_message(bytes);
+  }
   return bytes <= kShortBcastMessageBytes ? kShortBcastSegmentBytes : kDefaultBcastSegmentBytes;
 }
 

@@ -74,9 +74,17 @@ int bcast_tree_k();
 // every rank (coll::one_chain_through_ranks; not with SHIM_BCAST_K).
 // ECO's subnet entries take turns when the fan-out between subnets is 1 and
 // the message is cut into segments.
-coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout);
+// `subnets`: those the communicator spans (CommState::subnets_spanned).
+coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout,
+                               int subnets);
+// Whether every node of an ECO tree passes each segment on to one other
+// node: each subnet holds one node of the communicator and the subnets form
+// a chain (fan-out 1); its segments are then the profile's for one send
+// (topo::SegmentRange::for_message_sent_once).
+bool eco_segments_sent_once(const topo::Layout& layout, int subnets);
 // Pipeline segment of a broadcast of `bytes`: SHIM_BCAST_SEGMENT, else for
-// ECO the profile's (topo::profile_segment_range), else
+// ECO the profile's (topo::profile_segment_range; `sent_once`:
+// eco_segments_sent_once), else
 // kDefaultBcastSegmentBytes, or kShortBcastSegmentBytes for messages up to
 // kShortBcastMessageBytes.
 // 8 KiB: every level of a two-level tree works at once from the second
@@ -104,7 +112,7 @@ inline constexpr std::int64_t kDefaultBcastSegmentBytes = 8 * 1024;
 // 1.1-2.0x on unshaped links, where TCP's CPU cost per message is the limit.
 inline constexpr std::int64_t kShortBcastMessageBytes = 16 * 1024;
 inline constexpr std::int64_t kShortBcastSegmentBytes = 4 * 1024;
-std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes);
+std::int64_t bcast_segment_bytes(coll::BcastAlgorithm algorithm, std::int64_t bytes, bool sent_once);
 
 const Config& config();
 

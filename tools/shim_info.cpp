@@ -347,7 +347,7 @@ void print_bcast_policy() {
   std::cout << "\nBroadcast policy (applies when SHIM_BCAST=auto; the first matching rule decides)\n"
             << "  in effect: SHIM_BCAST=" << shim::choice_name(config.bcast) << "; two-level trees: fan-out "
             << shim::bcast_tree_k() << " (a chain for long messages on few nodes), segments "
-            << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::twolevel, 0))
+            << shim::format_bytes(shim::bcast_segment_bytes(shim::coll::BcastAlgorithm::twolevel, 0, false))
             << "; ECO's fan-outs and segments by message size: the decisions below\n";
   print_rules(shim::coll::bcast_policy());
 }
@@ -368,7 +368,7 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
     std::string nodes = std::to_string(layout.nodes() - 1);
     std::string crossings = "-";
     if (made.algorithm != shim::coll::BcastAlgorithm::native) {
-      const shim::coll::BcastFanout fanout = shim::bcast_fanout(made.algorithm, bytes, layout);
+      const shim::coll::BcastFanout fanout = shim::bcast_fanout(made.algorithm, bytes, layout, state.subnets_spanned());
       std::vector<int> by_subnet = subnets;
       if (by_subnet.empty()) by_subnet.assign(static_cast<std::size_t>(layout.nodes()), 0);
       // Entries taking turns send as many messages per segment as the first

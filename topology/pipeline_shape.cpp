@@ -56,21 +56,22 @@ void for_each_pair(const NetworkProfile& profile, Visit visit) {
 }
 
 // The slowest link between two subnets (a broadcast's pipeline runs at its
-// pace): its fixed cost times its bandwidth, the bytes that take as long to
-// send as the fixed cost. nullopt when the profile cannot say.
-std::optional<double> slowest_link_fixed_bytes(const NetworkProfile& profile) {
+// pace): its bandwidth and fixed cost. nullopt when the profile cannot say.
+struct SlowestLink {
+  double bandwidth = 0;
+  double fixed_cost = 0;
+};
+std::optional<SlowestLink> slowest_link(const NetworkProfile& profile) {
   const std::optional<CostLine> line = CostLine::of(profile);
   if (!line) return std::nullopt;
-  double slowest = std::numeric_limits<double>::infinity();
-  double fixed_cost = 0;
+  SlowestLink slowest{std::numeric_limits<double>::infinity(), 0};
   for_each_pair(profile, [&](std::size_t a, std::size_t b, bool same_subnet) {
     const double bandwidth = line->bandwidth(a, b);
-    if (same_subnet || bandwidth <= 0 || bandwidth >= slowest) return;
-    slowest = bandwidth;
-    fixed_cost = line->fixed(a, b);
+    if (same_subnet || bandwidth <= 0 || bandwidth >= slowest.bandwidth) return;
+    slowest = {bandwidth, line->fixed(a, b)};
   });
-  if (!(slowest < std::numeric_limits<double>::infinity())) return std::nullopt;
-  return fixed_cost * slowest;
+  if (!(slowest.bandwidth < std::numeric_limits<double>::infinity())) return std::nullopt;
+  return slowest;
 }
 
 // The least power of two >= `wanted` within [floor, ceiling].
@@ -80,22 +81,37 @@ std::int64_t power_of_two_at_least(double wanted, std::int64_t floor, std::int64
   return bytes;
 }
 
+// The longest power-of-two segment within [shortest, longest] that the
+// message still holds at least `per_message` times (`shortest` when it
+// holds fewer).
+std::int64_t segment_for(std::int64_t message_bytes, std::int64_t shortest, std::int64_t longest,
+                         std::int64_t per_message) {
+  std::int64_t segment = shortest;
+  while (segment < longest && segment * per_message * 2 <= message_bytes) segment *= 2;
+  return segment;
+}
+
 }  // namespace
 
-std::optional<SegmentRange> profile_segment_range(const NetworkProfile& profile) {
-  const std::optional<double> fixed_bytes = slowest_link_fixed_bytes(profile);
-  if (!fixed_bytes) return std::nullopt;
+std::optional<SegmentRange> profile_segment_range(const NetworkProfile& profile, double send_cost_s) {
+  const std::optional<SlowestLink> link = slowest_link(profile);
+  if (!link) return std::nullopt;
+  // The bytes that take as long on the link as a message's fixed cost.
+  const double fixed_bytes = link->fixed_cost * link->bandwidth;
   SegmentRange range;
-  range.longest = power_of_two_at_least(kSegmentCostMultiple * *fixed_bytes, kMinSegmentBytes, kMaxSegmentBytes);
-  range.shortest =
-      power_of_two_at_least(kShortSegmentCostMultiple * *fixed_bytes, kShortestSegmentBytes, range.longest);
+  range.longest = power_of_two_at_least(kSegmentCostMultiple * fixed_bytes, kMinSegmentBytes, kMaxSegmentBytes);
+  range.shortest = power_of_two_at_least(kShortSegmentCostMultiple * fixed_bytes, kShortestSegmentBytes, range.longest);
+  range.one_send_shortest =
+      power_of_two_at_least(std::max(send_cost_s, 0.0) * link->bandwidth, kShortestSegmentBytes, range.longest);
   return range;
 }
 
 std::int64_t SegmentRange::for_message(std::int64_t message_bytes) const {
-  std::int64_t segment = shortest;
-  while (segment < longest && segment * kSegmentsPerMessage * 2 <= message_bytes) segment *= 2;
-  return segment;
+  return segment_for(message_bytes, shortest, longest, kSegmentsPerMessage);
+}
+
+std::int64_t SegmentRange::for_message_sent_once(std::int64_t message_bytes) const {
+  return segment_for(message_bytes, one_send_shortest, longest, kOneSendSegmentsPerMessage);
 }
 
 int profile_subnet_fanout(const NetworkProfile& profile, std::int64_t segment_bytes) {

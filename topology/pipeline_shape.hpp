@@ -31,13 +31,32 @@ inline constexpr std::int64_t kSegmentsPerMessage = 4;
 inline constexpr double kShortSegmentCostMultiple = 2.0;
 inline constexpr std::int64_t kShortestSegmentBytes = 1024;
 
+// Where each subnet holds one node and the subnets form a chain (fan-out
+// 1), every node passes each segment on to one other node: its share of a
+// segment is one send, which keeps pace with the slowest link while the
+// segment takes at least that send's cost on it. Segments go down to the
+// bytes that link carries in one send cost (at least kShortestSegmentBytes)
+// and a message is cut into at least kOneSendSegmentsPerMessage. Scale
+// model, ECO-like platform, 4 x 1 (4 subnets of one node, 6.4 us per send,
+// 1 Gb/s between subnets: 764 B -> 1 KiB), 16 KiB / 64 KiB / 256 KiB / 1 MiB
+// in segments of 1 / 2 / 4 KiB (`bench/sim/simrun.py hetero 4x1 bcast
+// shim-auto SIZES --set SHIM_BCAST_SEGMENT=S`): 206.8 / 650.6 / 2425.7 /
+// 9526.1 us, 238.4 / 676.4 / 2428.3 / 9436.0, 275.3 / 723.6 / 2463.9 /
+// 9425.3; 4 x 8 the same within 1%. Where a node feeds two other nodes
+// (8 x 4: two nodes per subnet) 1 KiB segments took 1.5-1.8x 4 KiB's time.
+inline constexpr std::int64_t kOneSendSegmentsPerMessage = 256;
+
 struct SegmentRange {
   std::int64_t shortest = 0;  // powers of two
   std::int64_t longest = 0;
+  std::int64_t one_send_shortest = 0;  // where every node sends each segment once (above)
   std::int64_t for_message(std::int64_t message_bytes) const;
+  std::int64_t for_message_sent_once(std::int64_t message_bytes) const;
 };
 
-std::optional<SegmentRange> profile_segment_range(const NetworkProfile& profile);
+// `send_cost_s`: what a small message costs its sender (SHIM_SEND_COST_NS,
+// or the profile's).
+std::optional<SegmentRange> profile_segment_range(const NetworkProfile& profile, double send_cost_s);
 
 // The pipeline runs at the pace of its slowest link between subnets. Inside
 // a subnet the links are faster, so a node there can feed as many children

@@ -33,7 +33,7 @@ NetworkProfile two_subnets(double fixed, double bandwidth) {
 
 // The long messages' segment.
 std::optional<std::int64_t> profile_segment_bytes(const NetworkProfile& p) {
-  const auto range = profile_segment_range(p);
+  const auto range = profile_segment_range(p, 0);
   return range ? std::optional(range->longest) : std::nullopt;
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("ECO's fan-out inside subnets: the probe's without two subnets or two 
 
 TEST_CASE("ECO's segments for shorter messages: at least 4 of them, down to twice the fixed cost", "[segment]") {
   // 1 Gbit/s, 6.7 us: 6.7 us x 125 MB/s = 838 B; x 2 -> 2 KiB, x 4 -> 4 KiB.
-  const auto uplinks = profile_segment_range(two_subnets(6.7e-6, 125e6));
+  const auto uplinks = profile_segment_range(two_subnets(6.7e-6, 125e6), 0);
   REQUIRE(uplinks.has_value());
   CHECK(uplinks->shortest == 2048);
   CHECK(uplinks->longest == 4096);
@@ -115,18 +115,43 @@ TEST_CASE("ECO's segments for shorter messages: at least 4 of them, down to twic
   CHECK(uplinks->for_message(16384) == 4096);
   CHECK(uplinks->for_message(std::int64_t{1} << 40) == 4096);
   // 100 Mbit/s routers, 136 us: 3.4 KB -> 4 KiB shortest, 8 KiB longest.
-  const auto routers = profile_segment_range(two_subnets(136e-6, 12.5e6));
+  const auto routers = profile_segment_range(two_subnets(136e-6, 12.5e6), 0);
   REQUIRE(routers.has_value());
   CHECK(routers->shortest == 4096);
   CHECK(routers->longest == 8192);
   CHECK(routers->for_message(16384) == 4096);
   CHECK(routers->for_message(32768) == 8192);
   // Fast links, tiny fixed cost: the 1 KiB floor.
-  const auto fast = profile_segment_range(two_subnets(1e-7, 1e9));
+  const auto fast = profile_segment_range(two_subnets(1e-7, 1e9), 0);
   REQUIRE(fast.has_value());
   CHECK(fast->shortest == 1024);
   CHECK(fast->longest == 4096);
   CHECK(fast->for_message(4096) == 1024);
   CHECK(fast->for_message(8192) == 2048);
-  CHECK(!profile_segment_range(NetworkProfile{}).has_value());
+  CHECK(!profile_segment_range(NetworkProfile{}, 0).has_value());
+}
+
+TEST_CASE("ECO's segments where every node sends each segment once: down to one send cost's bytes", "[segment]") {
+  // 1 Gbit/s between subnets; 6.39 us per send x 125 MB/s = 799 B -> 1 KiB,
+  // and at least 256 segments per message up to the longest (4 KiB).
+  const auto uplinks = profile_segment_range(two_subnets(6.7e-6, 125e6), 6.39e-6);
+  REQUIRE(uplinks.has_value());
+  CHECK(uplinks->one_send_shortest == 1024);
+  CHECK(uplinks->shortest == 2048);  // unchanged by the send cost
+  CHECK(uplinks->for_message_sent_once(1) == 1024);
+  CHECK(uplinks->for_message_sent_once(16384) == 1024);
+  CHECK(uplinks->for_message(16384) == 4096);
+  CHECK(uplinks->for_message_sent_once(262144) == 1024);
+  CHECK(uplinks->for_message_sent_once(524287) == 1024);
+  CHECK(uplinks->for_message_sent_once(524288) == 2048);
+  CHECK(uplinks->for_message_sent_once(1 << 20) == 4096);
+  CHECK(uplinks->for_message_sent_once(std::int64_t{1} << 40) == 4096);
+  // A send that costs more than a segment's transfer: longer segments.
+  const auto costly = profile_segment_range(two_subnets(6.7e-6, 125e6), 20e-6);
+  REQUIRE(costly.has_value());
+  CHECK(costly->one_send_shortest == 4096);
+  CHECK(costly->for_message_sent_once(16384) == 4096);
+  // No send cost known: the floor.
+  CHECK(profile_segment_range(two_subnets(6.7e-6, 125e6), 0)->one_send_shortest == 1024);
+  CHECK(profile_segment_range(two_subnets(6.7e-6, 125e6), -1)->one_send_shortest == 1024);
 }
