@@ -161,6 +161,10 @@ std::int64_t paced_linear_min_block(const AlltoallFacts& facts) {
   return facts.nic == topo::NicClass::offload ? kPacedLinearOffloadMinBlockBytes : kPacedLinearMinBlockBytes;
 }
 
+std::int64_t linear_min_block(const AlltoallFacts& facts) {
+  return layout_ranks(facts) <= kLinearSmallBlockMaxRanks ? kLinearMinBlockBytes : kLinearManyRanksMinBlockBytes;
+}
+
 bool linear_takes_any_block(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
   return ranks <= kLinearAnyBlockMaxRanks || (facts.nodes == 2 && ranks <= kLinearTwoNodesAnyBlockMaxRanks);
@@ -215,28 +219,30 @@ constexpr std::array kRules = {
                  "contention on the NIC (Kumar, Mamidala and Panda, Figures 4 and 10)",
                  [](const AlltoallFacts& f) { return offload_small(f) && !node_pairs_fit(f); },
                  [](const AlltoallFacts& f) { return explain_offload(f); }},
-    AlltoallRule{"few-ranks-linear",
-                 "nodes * ppn <= 64 && (block >= 64 B || nodes * ppn <= 12 (two nodes: 32)) && (its extra send cost "
-                 "<= one wave || block >= 4 KiB) && in place: nodes * ppn * block <= 64 MiB",
-                 AlltoallAlgorithm::linear,
-                 "few processes: every block straight to its rank, all at once below 4 KiB (Open MPI's basic "
-                 "linear) and 16 in flight from there, keeps the links busy without copies (scale model, "
-                 "docs/scale/small.md)",
-                 [](const AlltoallFacts& f) {
-                   return layout_ranks(f) <= kLinearMaxRanks &&
-                          (f.block_bytes >= kLinearMinBlockBytes || linear_takes_any_block(f)) &&
-                          linear_send_cost_fits(f) && linear_copy_fits(f);
-                 },
-                 [](const AlltoallFacts& f) {
-                   const std::string shape = std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn);
-                   if (linear_takes_any_block(f)) {
-                     const int limit = layout_ranks(f) <= kLinearAnyBlockMaxRanks ? kLinearAnyBlockMaxRanks
-                                                                                  : kLinearTwoNodesAnyBlockMaxRanks;
-                     return shape + " <= " + std::to_string(limit) + " processes, any block";
-                   }
-                   return shape + " <= " + std::to_string(kLinearMaxRanks) + " processes, block " +
-                          format_bytes(f.block_bytes) + " >= " + format_bytes(kLinearMinBlockBytes);
-                 }},
+    AlltoallRule{
+        "few-ranks-linear",
+        "nodes * ppn <= 64 && (block >= 64 B (from 33 processes: 128 B) || nodes * ppn <= 12 (two nodes: 32)) && "
+        "(its extra send cost "
+        "<= one wave || block >= 4 KiB) && in place: nodes * ppn * block <= 64 MiB",
+        AlltoallAlgorithm::linear,
+        "few processes: every block straight to its rank, all at once below 4 KiB (Open MPI's basic "
+        "linear) and 16 in flight from there, keeps the links busy without copies (scale model, "
+        "docs/scale/small.md)",
+        [](const AlltoallFacts& f) {
+          return layout_ranks(f) <= kLinearMaxRanks &&
+                 (f.block_bytes >= linear_min_block(f) || linear_takes_any_block(f)) && linear_send_cost_fits(f) &&
+                 linear_copy_fits(f);
+        },
+        [](const AlltoallFacts& f) {
+          const std::string shape = std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn);
+          if (linear_takes_any_block(f)) {
+            const int limit =
+                layout_ranks(f) <= kLinearAnyBlockMaxRanks ? kLinearAnyBlockMaxRanks : kLinearTwoNodesAnyBlockMaxRanks;
+            return shape + " <= " + std::to_string(limit) + " processes, any block";
+          }
+          return shape + " <= " + std::to_string(kLinearMaxRanks) + " processes, block " + format_bytes(f.block_bytes) +
+                 " >= " + format_bytes(linear_min_block(f));
+        }},
     AlltoallRule{"many-ranks-paced-linear",
                  "64 < nodes * ppn <= 128 && 256 B (offload NIC: 512 B) <= block <= 64 KiB && its extra send cost <= "
                  "one wave",

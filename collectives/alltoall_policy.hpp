@@ -187,13 +187,28 @@ inline constexpr int kNodePairsMaxPartners = 64;
 // 16-64 ranks, onload platform): from 128 B blocks linear was within 2% of
 // SA or faster at 4x4, 8x4-rr, 8x8 and 4x16, and from 512 B faster than
 // MPICH's alltoall too; at 64 B it won at 4 processes per node and lost 5-7%
-// at 8-16; at 16-32 B SA won or tied. The ranks limit is where the sweep
+// at 8-16 (from 33 processes: kLinearManyRanksMinBlockBytes); at 16-32 B
+// SA won or tied. The ranks limit is where the sweep
 // stops, not a measured crossover. Where messages cost more than on that
 // platform, linear's extra send cost, one per block to another node, must
 // stay within one wave of the window (kRailStepCosts): on TCP (eth-25g, 8 x 4
 // at 256 B) linear took 201 us where node pairs took 13.6.
 inline constexpr int kLinearMaxRanks = kLinearAllAtOnceMaxRanks;
 inline constexpr std::int64_t kLinearMinBlockBytes = 64;
+
+// Beyond kLinearSmallBlockMaxRanks processes linear starts at
+// kLinearManyRanksMinBlockBytes: at 64 B aggregation's fewer messages win
+// there. Scale model (`bench/sim/simrun.py ib-onload LAYOUT alltoall
+// shim-linear|shim-sa|shim-node-pairs 64,128`; 16 x 4 from the full sweep's
+// 16-node part), linear against the best of SA and node pairs at 64 / 128
+// B: 16 x 4 3.08 / 3.84 us against 2.74 / 4.11, 8 x 8 4.01 / 6.45 against
+// 3.78 / 6.44, 4 x 16 6.23 / 10.37 against 5.87 / 10.27, 32 x 2 3.09 / 3.28
+// against 2.19 / 3.40, 24 x 2 2.32 / 2.46 against 1.87 / 2.77, 6 x 8 3.08
+// against 3.01 at 64 B, 12 x 4 and 3 x 16 a tie; at 32 processes linear
+// still ties or leads at 64 B (16 x 2 1.54 against 1.55, 8 x 4 1.54
+// against 1.64, 4 x 8 2.14 against 2.24).
+inline constexpr int kLinearSmallBlockMaxRanks = 32;
+inline constexpr std::int64_t kLinearManyRanksMinBlockBytes = 128;
 
 // Up to this many processes linear is taken for blocks of any size: SA's
 // two intra-node exchanges cost more than the few extra messages. Scale

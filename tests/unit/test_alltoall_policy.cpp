@@ -100,10 +100,19 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(8192, 64, 8, NicClass::onload, wider) == AlltoallAlgorithm::sa);
 }
 
-TEST_CASE("up to 64 processes, blocks from 64 B go linear", "[policy]") {
-  CHECK(pick(64, 8, 8) == AlltoallAlgorithm::linear);
-  CHECK(rule_for({64, 8, 8, NicClass::onload, {}}).name == "few-ranks-linear");
-  CHECK(pick(63, 8, 8) == AlltoallAlgorithm::sa);
+TEST_CASE("up to 64 processes, blocks from 64 B (from 33 processes 128 B) go linear", "[policy]") {
+  CHECK(pick(64, 8, 4) == AlltoallAlgorithm::linear);
+  CHECK(rule_for({64, 8, 4, NicClass::onload, {}}).name == "few-ranks-linear");
+  CHECK(pick(63, 8, 4) == AlltoallAlgorithm::sa);
+  // 64 processes at 64 B: SA 3.78 us against linear's 4.01 at 8 x 8, node
+  // pairs 2.19 against 3.09 at 32 x 2; from 128 B linear ties or leads.
+  CHECK(pick(64, 8, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(127, 8, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(128, 8, 8) == AlltoallAlgorithm::linear);
+  CHECK(pick(64, 32, 2) == AlltoallAlgorithm::node_pairs);
+  CHECK(pick(128, 32, 2) == AlltoallAlgorithm::linear);
+  CHECK(pick(64, 11, 3) != AlltoallAlgorithm::linear);  // 33 processes
+  CHECK(pick(64, 16, 2) == AlltoallAlgorithm::linear);
   CHECK(pick(1 << 20, 4, 16) == AlltoallAlgorithm::linear);
   CHECK(pick(4096, 2, 2) == AlltoallAlgorithm::linear);
   CHECK(rule_for({4096, 13, 5, NicClass::onload, {}}).name == "many-ranks-paced-linear");  // 65 processes
