@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/send_cost.hpp"
 #include "tests/mpi/checker.hpp"
 #include "tests/mpi/collective_setup.hpp"
 #include "tests/mpi/typed_buffer.hpp"
@@ -138,6 +139,9 @@ struct Expected {
   int node_size = 0;
   bool profile = false;
   int subnets = 3;
+  // What a small message costs its sender: SHIM_SEND_COST_NS, else the
+  // reference cost (the test profiles carry none).
+  long send_cost_ns = shim::coll::kReferenceSendCostNs;
 };
 
 Expected expected_setup() {
@@ -145,6 +149,12 @@ Expected expected_setup() {
   if (const char* k = std::getenv("SHIM_NODE_SIZE")) e.node_size = std::atoi(k);
   e.profile = std::getenv("SHIM_PROFILE") != nullptr;
   if (const char* s = std::getenv("SHIM_TEST_SUBNETS")) e.subnets = std::max(1, std::atoi(s));
+  // A malformed setting leaves shim at the default, and so the prediction.
+  if (const char* c = std::getenv("SHIM_SEND_COST_NS")) {
+    char* end = nullptr;
+    const long ns = std::strtol(c, &end, 10);
+    if (end != c && *end == '\0' && ns >= 0 && ns <= 100'000'000) e.send_cost_ns = ns;
+  }
   int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   int one_host = shim::test::processes_on_this_host() == size ? 1 : 0;
@@ -198,7 +208,9 @@ Shape shape_of(const Expected& e, MPI_Comm comm) {
 // The policy table (collectives/bcast_policy), restated from its README rows.
 shim_bcast_algorithm expected_auto(const Expected& e, const Shape& shape, std::int64_t bytes) {
   if (shape.nodes <= 1) return SHIM_BCAST_NATIVE;
-  if (e.profile && e.node_size > 0 && shape.subnets >= 2) return SHIM_BCAST_ECO;
+  const bool measured_subnets = e.profile && e.node_size > 0 && shape.subnets >= 2;
+  if (e.send_cost_ns >= 1000 && bytes <= (measured_subnets ? 1024 : 4096)) return SHIM_BCAST_NATIVE;
+  if (measured_subnets) return SHIM_BCAST_ECO;
   if (shape.ppn <= 1 && shape.nodes <= 2) return SHIM_BCAST_NATIVE;
   if (shape.consecutive && shape.nodes <= 4 && bytes >= 64 * 1024 && bytes < 96 * 1024) return SHIM_BCAST_NATIVE;
   return SHIM_BCAST_TWOLEVEL;
