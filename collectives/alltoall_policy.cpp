@@ -222,8 +222,7 @@ constexpr std::array kRules = {
     AlltoallRule{
         "few-ranks-linear",
         "nodes * ppn <= 64 && (block >= 64 B (from 33 processes: 128 B) || nodes * ppn <= 12 (two nodes: 32)) && "
-        "(its extra send cost "
-        "<= one wave || block >= 4 KiB) && in place: nodes * ppn * block <= 64 MiB",
+        "(its extra send cost <= one wave || block >= 4 KiB) && in place: nodes * ppn * block <= 64 MiB",
         AlltoallAlgorithm::linear,
         "few processes: every block straight to its rank, all at once below 4 KiB (Open MPI's basic "
         "linear) and 16 in flight from there, keeps the links busy without copies (scale model, "

@@ -188,8 +188,8 @@ inline constexpr int kNodePairsMaxPartners = 64;
 // SA or faster at 4x4, 8x4-rr, 8x8 and 4x16, and from 512 B faster than
 // MPICH's alltoall too; at 64 B it won at 4 processes per node and lost 5-7%
 // at 8-16 (from 33 processes: kLinearManyRanksMinBlockBytes); at 16-32 B
-// SA won or tied. The ranks limit is where the sweep
-// stops, not a measured crossover. Where messages cost more than on that
+// SA won or tied. The ranks limit is where the sweep stops, not a measured
+// crossover. Where messages cost more than on that
 // platform, linear's extra send cost, one per block to another node, must
 // stay within one wave of the window (kRailStepCosts): on TCP (eth-25g, 8 x 4
 // at 256 B) linear took 201 us where node pairs took 13.6.
