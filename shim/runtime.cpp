@@ -191,7 +191,7 @@ const topo::NetworkPicture* network_picture() { return g_picture ? &*g_picture :
 int bcast_tree_k() { return g_config.bcast_k > 0 ? g_config.bcast_k : g_picture ? g_picture->profile.bcast_k : 2; }
 
 bool eco_segments_sent_once(const topo::Layout& layout, int subnets) {
-  return subnets >= 2 && layout.nodes() == subnets && bcast_tree_k() == 1;
+  return g_profile_segments && subnets >= 2 && layout.nodes() == subnets && bcast_tree_k() == 1;
 }
 
 coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t bytes, const topo::Layout& layout,

@@ -80,7 +80,8 @@ coll::BcastFanout bcast_fanout(coll::BcastAlgorithm algorithm, std::int64_t byte
 // Whether every node of an ECO tree passes each segment on to one other
 // node: each subnet holds one node of the communicator and the subnets form
 // a chain (fan-out 1); its segments are then the profile's for one send
-// (topo::SegmentRange::for_message_sent_once).
+// (topo::SegmentRange::for_message_sent_once). False where the profile
+// gives no segments (one subnet, or one message size measured).
 bool eco_segments_sent_once(const topo::Layout& layout, int subnets);
 // Pipeline segment of a broadcast of `bytes`: SHIM_BCAST_SEGMENT, else for
 // ECO the profile's (topo::profile_segment_range; `sent_once`:
