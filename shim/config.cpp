@@ -77,7 +77,8 @@ constexpr std::array kSpecs = {
     SettingSpec{"SHIM_SEND_COST_NS", "integer nanoseconds 0..100000000", "the profile's, else 25",
                 "what a core spends per small message it sends to another node; the alltoall policy adds what it "
                 "costs beyond 25 ns (the platform its costs were fitted on) to every message of its estimates; "
-                "from 1000, broadcasts of up to 4 KiB go to MPI. Overrides the cost measured in SHIM_PROFILE",
+                "from 1000, broadcasts of up to 4 KiB go to MPI; ECO's chains of one node per subnet cut segments "
+                "down to the bytes the slowest link carries in it. Overrides the cost measured in SHIM_PROFILE",
                 [](std::string_view t, Config& c) {
                   c.send_cost_explicit = parse_int_in(t, 0, 100'000'000, c.send_cost_ns);
                   return c.send_cost_explicit;
