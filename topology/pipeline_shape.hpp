@@ -43,7 +43,7 @@ inline constexpr std::int64_t kShortestSegmentBytes = 1024;
 // shim-auto SIZES --set SHIM_BCAST_SEGMENT=S`): 206.8 / 650.6 / 2425.7 /
 // 9526.1 us, 238.4 / 676.4 / 2428.3 / 9436.0, 275.3 / 723.6 / 2463.9 /
 // 9425.3; 4 x 8 the same within 1%. Where a node feeds two other nodes
-// (8 x 4: two nodes per subnet) 1 KiB segments took 1.5-1.8x 4 KiB's time.
+// (8 x 4: two nodes per subnet) 1 KiB segments took 1.1-1.8x 4 KiB's time.
 inline constexpr std::int64_t kOneSendSegmentsPerMessage = 256;
 
 struct SegmentRange {
