@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include "collectives/alltoall_policy.hpp"
@@ -13,6 +14,10 @@ using shim::topo::NicClass;
 namespace {
 const shim::coll::AlltoallRule& rule_for(const AlltoallFacts& facts) {
   return shim::coll::alltoall_policy().choose(facts);
+}
+
+std::string explanation(const AlltoallFacts& facts) {
+  return shim::coll::AlltoallPolicy::explain(rule_for(facts), facts);
 }
 
 AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = NicClass::onload,
@@ -44,7 +49,7 @@ TEST_CASE("one process per node on 3-64 nodes goes linear at every block size", 
   // Where each message costs its sender 6.4 us (TCP), MPI's fewer rounds win.
   CHECK(rule_for({1, 8, 1, NicClass::onload, {}, 6390}).name == "one-per-node");
   const AlltoallFacts facts{8, 5, 1, NicClass::onload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("5 nodes x 1") != std::string::npos);
+  CHECK_THAT(explanation(facts), Catch::Contains("5 nodes x 1"));
 }
 
 TEST_CASE("in place, linear runs while its copy of the buffer fits the retained scratch memory", "[policy]") {
@@ -78,11 +83,9 @@ TEST_CASE("up to 12 processes (on two nodes 32) linear takes blocks of any size"
   CHECK(pick(16, 2, 16) == AlltoallAlgorithm::linear);
   CHECK(pick(16, 2, 17) != AlltoallAlgorithm::linear);
   const AlltoallFacts two_nodes{4, 2, 16, NicClass::onload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(two_nodes), two_nodes)
-            .find("2 nodes x 16 <= 32 processes, any block") != std::string::npos);
+  CHECK_THAT(explanation(two_nodes), Catch::Contains("2 nodes x 16 <= 32 processes, any block"));
   const AlltoallFacts facts{1, 2, 4, NicClass::onload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("2 nodes x 4 <= 12 processes, any block") !=
-        std::string::npos);
+  CHECK_THAT(explanation(facts), Catch::Contains("2 nodes x 4 <= 12 processes, any block"));
 }
 
 TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
@@ -122,8 +125,7 @@ TEST_CASE("up to 64 processes, blocks from 64 B (from 33 processes 128 B) go lin
   CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   CHECK(pick(1024, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   const AlltoallFacts facts{512, 4, 8, NicClass::onload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("4 nodes x 8 <= 64 processes, block 512 B") !=
-        std::string::npos);
+  CHECK_THAT(explanation(facts), Catch::Contains("4 nodes x 8 <= 64 processes, block 512 B"));
 }
 
 TEST_CASE("from 65 to 128 processes, blocks of 256 B-64 KiB go linear, paced; from 512 B on offload NICs", "[policy]") {
@@ -148,11 +150,10 @@ TEST_CASE("from 65 to 128 processes, blocks of 256 B-64 KiB go linear, paced; fr
   CHECK(pick(65536, 13, 5) == AlltoallAlgorithm::linear);                            // 65
   CHECK(rule_for({65536, 16, 4, NicClass::onload, {}}).name == "few-ranks-linear");  // 64: all at once
   const AlltoallFacts facts{32768, 16, 8, NicClass::onload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
-            .find("16 nodes x 8 processes, block 32 KiB in 256 B..64 KiB, 16 in flight") != std::string::npos);
+  CHECK_THAT(explanation(facts),
+             Catch::Contains("16 nodes x 8 processes, block 32 KiB in 256 B..64 KiB, 16 in flight"));
   const AlltoallFacts offload{32768, 16, 8, NicClass::offload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(offload), offload).find("block 32 KiB in 512 B..64 KiB") !=
-        std::string::npos);
+  CHECK_THAT(explanation(offload), Catch::Contains("block 32 KiB in 512 B..64 KiB"));
 }
 
 TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[policy]") {
@@ -176,8 +177,7 @@ TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 
   CHECK(pick(256, 192, 2) == AlltoallAlgorithm::sa);
   CHECK(pick(1, 16, 16) == AlltoallAlgorithm::sa);
   const AlltoallFacts facts{8, 192, 2, NicClass::onload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
-            .find("192 nodes x 2 x block 8 B > 2 KiB, rail step 8 Bruck rounds") != std::string::npos);
+  CHECK_THAT(explanation(facts), Catch::Contains("192 nodes x 2 x block 8 B > 2 KiB, rail step 8 Bruck rounds"));
 }
 
 TEST_CASE("in place, no rule counts on MPI's Bruck", "[policy]") {
@@ -215,9 +215,9 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(1, 258, 4) != AlltoallAlgorithm::node_pairs);  // 65
   CHECK(pick(1, 2, 32) == AlltoallAlgorithm::sa);           // one partner: a tie with SA's one message
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(facts), facts)
-            .find("SA's rail step about 6.6 us against about 2.3 us that node pairs add (4 partners, 64 nodes x 16)") !=
-        std::string::npos);
+  CHECK_THAT(explanation(facts),
+             Catch::Contains(
+                 "SA's rail step about 6.6 us against about 2.3 us that node pairs add (4 partners, 64 nodes x 16)"));
 }
 
 TEST_CASE("where each message costs its sender more, the estimates count the messages", "[policy]") {
@@ -239,17 +239,17 @@ TEST_CASE("where each message costs its sender more, the estimates count the mes
   const AlltoallFacts sa_tcp{1, 64, 4, NicClass::onload, {}, kTcp};
   CHECK(shim::coll::rail_step_for(AlltoallAlgorithm::sa, sa_tcp) == shim::coll::RailStep::native_alltoall);
   const AlltoallFacts pairs_tcp{1, 8, 4, NicClass::onload, {}, kTcp};
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(pairs_tcp), pairs_tcp)
-            .find("2 partners, 8 nodes x 4, 6390 ns per message sent to another node") != std::string::npos);
+  CHECK_THAT(explanation(pairs_tcp),
+             Catch::Contains("2 partners, 8 nodes x 4, 6390 ns per message sent to another node"));
   // Uneven nodes (63 x 8 + 1 x 3): SA's inter-node step is point to point
   // there, one message per remote rank (1208 us simulated at 1 B), and the
   // node of 3 carries 21 partners (node pairs 135 us): MPI's 9 Bruck rounds
   // over all ranks send fewer (68.5 us).
   AlltoallFacts uneven_tcp{1, 64, 8, NicClass::onload, {}, kTcp, 3};
   CHECK(rule_for(uneven_tcp).name == "costly-sends-bruck");
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(uneven_tcp), uneven_tcp)
-            .find("9 Bruck rounds against 63 messages for SA's rail step and 21 node-pair partners, 6390 ns") !=
-        std::string::npos);
+  CHECK_THAT(
+      explanation(uneven_tcp),
+      Catch::Contains("9 Bruck rounds against 63 messages for SA's rail step and 21 node-pair partners, 6390 ns"));
   CHECK(rule_for(AlltoallFacts{16, 64, 8, NicClass::onload, {}, kTcp, 3}).outcome == AlltoallAlgorithm::native);
   // From 256 B MPI's alltoall no longer runs Bruck; below 8 ranks neither.
   CHECK(rule_for(AlltoallFacts{256, 64, 8, NicClass::onload, {}, kTcp, 3}).outcome == AlltoallAlgorithm::node_pairs);
@@ -301,8 +301,7 @@ TEST_CASE("where messages cost more than the link's time for their bytes, SA agg
     }
   }
   const AlltoallFacts tcp = facts(1024, 8, 16, k25g);
-  CHECK(shim::coll::AlltoallPolicy::explain(rule_for(tcp), tcp)
-            .find("ppn x block = 16 KiB <= 2 x 19090 B the link carries in 6390 ns") != std::string::npos);
+  CHECK_THAT(explanation(tcp), Catch::Contains("ppn x block = 16 KiB <= 2 x 19090 B the link carries in 6390 ns"));
   // Absurd bandwidths saturate instead of overflowing.
   const AlltoallFacts absurd =
       facts(std::int64_t{1} << 62, 8, 16, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<int>::max());
@@ -350,9 +349,7 @@ TEST_CASE("offload NICs aggregate up to four times SA_MAX", "[policy]") {
   CHECK(pick(8192, 64, 4, NicClass::offload, wider) == AlltoallAlgorithm::sa);
   CHECK(pick(8193, 64, 4, NicClass::offload, wider) == AlltoallAlgorithm::native);
   const AlltoallFacts facts{4096, 64, 4, NicClass::offload, {}};
-  CHECK(
-      shim::coll::AlltoallPolicy::explain(rule_for(facts), facts).find("ppn x block = 16 KiB <= 16 KiB, offload NIC") !=
-      std::string::npos);
+  CHECK_THAT(explanation(facts), Catch::Contains("ppn x block = 16 KiB <= 16 KiB, offload NIC"));
 }
 
 TEST_CASE("offload NICs weigh node pairs against SA as onload ones do, leader-based beyond", "[policy]") {
