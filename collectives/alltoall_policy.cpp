@@ -180,16 +180,23 @@ bool linear_copy_fits(const AlltoallFacts& facts) {
   return !facts.in_place || saturating_product(layout_ranks(facts), facts.block_bytes) <= kLinearInPlaceCopyMaxBytes;
 }
 
-bool one_per_node_linear_fits(const AlltoallFacts& facts) {
-  return facts.ppn <= 1 && facts.nodes >= kOnePerNodeLinearMinNodes && facts.nodes <= kLinearMaxRanks &&
-         linear_send_cost_fits(facts) && linear_copy_fits(facts);
-}
-
 bool paced_linear_fits(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
   return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks &&
          facts.block_bytes >= paced_linear_min_block(facts) && facts.block_bytes <= kPacedLinearMaxBlockBytes &&
          linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+}
+
+std::string explain_paced_linear(const AlltoallFacts& facts) {
+  return std::to_string(facts.nodes) + " nodes x " + std::to_string(facts.ppn) + " processes, block " +
+         format_bytes(facts.block_bytes) + " in " + format_bytes(paced_linear_min_block(facts)) + ".." +
+         format_bytes(kPacedLinearMaxBlockBytes) + ", " + std::to_string(kLinearInFlight) + " in flight";
+}
+
+bool one_per_node_linear_fits(const AlltoallFacts& facts) {
+  if (facts.ppn > 1 || facts.nodes < kOnePerNodeLinearMinNodes) return false;
+  if (facts.nodes > kLinearMaxRanks) return paced_linear_fits(facts);
+  return linear_send_cost_fits(facts) && linear_copy_fits(facts);
 }
 
 // Processes per node from which SA pays up to twice SHIM_ALLTOALL_SA_MAX.
@@ -201,16 +208,18 @@ constexpr std::array kRules = {
                  [](const AlltoallFacts& f) { return f.nodes <= 1; }},
     AlltoallRule{
         "one-per-node-linear",
-        "ppn == 1 && 3 <= nodes <= 64 && (its extra send cost <= one wave || block >= 4 KiB) && in place: nodes "
-        "* block <= 64 MiB",
+        "ppn == 1 && (3 <= nodes <= 64 && (its extra send cost <= one wave || block >= 4 KiB) && in place: nodes "
+        "* block <= 64 MiB || nodes <= 128 && many-ranks-paced-linear's blocks and send cost)",
         AlltoallAlgorithm::linear,
         "one process per node: every block straight to its rank pays one latency where MPI's Bruck pays "
         "log2(nodes) and its pairwise exchange one per step (scale model, docs/scale/few-nodes.md)",
         [](const AlltoallFacts& f) { return one_per_node_linear_fits(f); },
-        [](const AlltoallFacts& f) { return std::to_string(f.nodes) + " nodes x 1"; }},
+        [](const AlltoallFacts& f) {
+          return f.nodes > kLinearMaxRanks ? explain_paced_linear(f) : std::to_string(f.nodes) + " nodes x 1";
+        }},
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
-                 "one process per node, two nodes, beyond 64 or where messages cost more: nothing to aggregate, "
-                 "and MPI's exchange is as good as linear's",
+                 "one process per node, two nodes, beyond 64 (for blocks outside paced linear's) or where messages "
+                 "cost more: nothing to aggregate, and MPI's exchange is as good as linear's",
                  [](const AlltoallFacts& f) { return f.ppn <= 1; }},
     AlltoallRule{"offload-leader",
                  "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && ceil((nodes - 1) / ppn) > 64",
@@ -250,12 +259,7 @@ constexpr std::array kRules = {
                  "flight per rank, keep the links busier than MPI's paced exchanges, without aggregation's copies "
                  "(scale model, docs/scale/blocks.md)",
                  [](const AlltoallFacts& f) { return paced_linear_fits(f); },
-                 [](const AlltoallFacts& f) {
-                   return std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn) + " processes, block " +
-                          format_bytes(f.block_bytes) + " in " + format_bytes(paced_linear_min_block(f)) + ".." +
-                          format_bytes(kPacedLinearMaxBlockBytes) + ", " + std::to_string(kLinearInFlight) +
-                          " in flight";
-                 }},
+                 [](const AlltoallFacts& f) { return explain_paced_linear(f); }},
     AlltoallRule{"costly-sends-bruck",
                  "not in place && send cost >= 1 us && block < 256 B && nodes * ppn >= 8 && log2(nodes * ppn) < "
                  "the fewest messages SA or node pairs send",

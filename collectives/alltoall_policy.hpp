@@ -263,6 +263,14 @@ inline constexpr std::int64_t kLinearAnySendCostMinBlockBytes = 4096;
 // and its pairwise exchange beyond is SMPI's ring, which linear equals
 // (1 MiB 210.7 us). At 2 x 1 both send one message each way, and linear's
 // 16 KiB took 5.2 us against 4.8: native.
+// Beyond kLinearMaxRanks nodes one process per node takes paced linear where
+// many-ranks-paced-linear would (paced_linear_fits): at 128 x 1 (full sweep,
+// `bench/sim/simrun.py ib-onload 128x1 alltoall shim-linear
+// 256,1024,4096,16384,65536`) 9.16 / 17.85 / 59.49 / 290.5 / 702.1 us against
+// the best selection's 25.0 / 33.6 / 72.4 / 354.3 / 789.2 (Intel MPI's at 64
+// KiB; MPICH's took 1047.7) and SA's 20.4 / 30.5 / 99.2 / 437.3 / 1634.8;
+// below 256 B MPICH's Bruck leads (1-64 B: 4.6-8.4 us against linear's
+// 7.9-8.2).
 inline constexpr int kOnePerNodeLinearMinNodes = 3;
 
 // In place, linear first copies the whole buffer (ranks x block) and sends

@@ -69,6 +69,16 @@ inline constexpr int kLinearAllAtOnceMaxRanks = 64;
 inline constexpr int kLinearInFlight = 16;
 inline constexpr std::int64_t kLinearPacedFromBlockBytes = 4096;
 
+// With one process per node each node's link carries that rank's window
+// alone: beyond two waves (33-64 nodes) 4 KiB blocks lost by pacing, all at
+// once they took 14.93 / 17.83 / 23.63 us at 40 / 48 / 64 x 1 against 15.17 /
+// 19.39 / 27.41 in 16-message waves; up to 32 nodes waves were ahead by no
+// more than 1.8% (20, 24, 32 x 1: 7.56 / 8.98 / 11.84 against 7.69 / 9.14 /
+// 12.04). From 8 KiB waves led again (64 x 1 59.0 against 62.3, 32 x 1 29.5
+// against 31.3). Onload platform, `bench/sim/simrun.py ib-onload Nx1
+// alltoall shim-linear 4096,8192` with each threshold.
+inline constexpr std::int64_t kLinearOnePerNodePacedFromBlockBytes = 8192;
+
 // Node pairs: (1) intra-node exchange leaving local rank x with everything
 // its node sends to the nodes x carries (those d with d % ppn == x), and its
 // node's blocks for itself; (2) one message per pair of nodes and direction,

@@ -26,14 +26,32 @@ AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = Ni
 }
 }  // namespace
 
-TEST_CASE("one node, two nodes of one process, or more than 64 stay native", "[policy]") {
+TEST_CASE("one node, two nodes of one process, or more than 64 outside paced linear's blocks stay native", "[policy]") {
   CHECK(pick(8, 1, 8) == AlltoallAlgorithm::native);
   CHECK(rule_for({8, 1, 8, NicClass::onload, {}}).name == "single-node");
-  for (const std::int64_t block : {1, 16384, 1 << 20}) {
-    CHECK(pick(block, 2, 1) == AlltoallAlgorithm::native);
+  for (const std::int64_t block : {1, 16384, 1 << 20}) CHECK(pick(block, 2, 1) == AlltoallAlgorithm::native);
+  for (const std::int64_t block : {1, 255, 65537, 1 << 20}) {
+    INFO(block << " B");
     CHECK(pick(block, 65, 1) == AlltoallAlgorithm::native);
+    CHECK(pick(block, 128, 1) == AlltoallAlgorithm::native);
   }
   CHECK(rule_for({8, 65, 1, NicClass::offload, {}}).name == "one-per-node");
+  CHECK(pick(256, 129, 1) == AlltoallAlgorithm::native);
+}
+
+TEST_CASE("one process per node on 65-128 nodes goes paced linear from 256 B to 64 KiB", "[policy]") {
+  // Scale model at 128 x 1 (alltoall_policy.hpp, kOnePerNodeLinearMinNodes):
+  // 0.37-0.89x the best selection at 256 B-64 KiB.
+  for (const int nodes : {65, 128}) {
+    for (const std::int64_t block : {256, 4096, 65536}) {
+      INFO(nodes << " x 1, " << block << " B");
+      CHECK(rule_for({block, nodes, 1, NicClass::onload, {}}).name == "one-per-node-linear");
+    }
+  }
+  CHECK(pick(256, 128, 1, NicClass::offload) == AlltoallAlgorithm::native);
+  CHECK(pick(512, 128, 1, NicClass::offload) == AlltoallAlgorithm::linear);
+  CHECK(rule_for({1024, 128, 1, NicClass::onload, {}, 6390}).name == "one-per-node");
+  CHECK_THAT(explanation({4096, 100, 1, NicClass::onload, {}}), Catch::Contains("16 in flight"));
 }
 
 TEST_CASE("one process per node on 3-64 nodes goes linear at every block size", "[policy]") {

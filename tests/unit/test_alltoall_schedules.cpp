@@ -296,7 +296,9 @@ TEST_CASE("paced exchanges cannot deadlock, whatever the window", "[schedule]") 
   }
 }
 
-TEST_CASE("linear keeps 16 in flight beyond 64 processes, and from 17 for blocks of 4 KiB or more", "[schedule]") {
+TEST_CASE(
+    "linear keeps 16 in flight beyond 64 processes, and from 17 for blocks of 4 KiB or more (one per node: 8 KiB)",
+    "[schedule]") {
   std::vector<std::int64_t> round_robin_uneven;  // 71 processes on 9 nodes, dealt out in turn
   for (int rank = 0; rank < 71; ++rank) round_robin_uneven.push_back(rank % 9);
   const std::vector<Layout> layouts = {blocked(4, 4),  blocked(17, 1), blocked(16, 4),
@@ -311,7 +313,9 @@ TEST_CASE("linear keeps 16 in flight beyond 64 processes, and from 17 for blocks
       const shim::coll::Phase& phase = schedule.phases[0];
       CHECK(phase.kind == (windowed ? shim::coll::PhaseKind::paced_exchange : shim::coll::PhaseKind::exchange));
       CHECK(phase.window == (windowed ? shim::coll::kLinearInFlight : 0));
-      CHECK(phase.paced_from_block_bytes == (windowed && !always ? shim::coll::kLinearPacedFromBlockBytes : 0));
+      const std::int64_t paced_from = layout.max_ppn() == 1 ? shim::coll::kLinearOnePerNodePacedFromBlockBytes
+                                                            : shim::coll::kLinearPacedFromBlockBytes;
+      CHECK(phase.paced_from_block_bytes == (windowed && !always ? paced_from : 0));
     }
     const auto result = shim::test::simulate_alltoall(AlltoallAlgorithm::linear, layout);
     for (const auto& error : result.errors) FAIL_CHECK(error);
