@@ -18,9 +18,11 @@ Schedule build_linear_schedule(const topo::Layout& layout, int rank) {
   if (size > kLinearInFlight) {
     exchange.kind = PhaseKind::paced_exchange;
     exchange.window = kLinearInFlight;
-    const std::int64_t paced_from =
-        layout.max_ppn() == 1 ? kLinearOnePerNodePacedFromBlockBytes : kLinearPacedFromBlockBytes;
-    exchange.paced_from_block_bytes = size > kLinearAllAtOnceMaxRanks ? 0 : paced_from;
+    if (layout.max_ppn() == 1) {
+      exchange.paced_from_block_bytes = kLinearOnePerNodePacedFromBlockBytes;
+    } else {
+      exchange.paced_from_block_bytes = size > kLinearAllAtOnceMaxRanks ? 0 : kLinearPacedFromBlockBytes;
+    }
   }
   Schedule schedule;
   schedule.phases.push_back(std::move(exchange));

@@ -269,7 +269,9 @@ inline constexpr std::int64_t kLinearAnySendCostMinBlockBytes = 4096;
 // 256,1024,4096,16384,65536`) 9.16 / 17.85 / 59.49 / 290.5 / 702.1 us against
 // the best selection's 25.0 / 33.6 / 72.4 / 354.3 / 789.2 (Intel MPI's at 64
 // KiB; MPICH's took 1047.7) and SA's 20.4 / 30.5 / 99.2 / 437.3 / 1634.8;
-// below 256 B MPICH's Bruck leads (1-64 B: 4.6-8.4 us against linear's
+// at 96 x 1, 256 B / 4 KiB / 64 KiB, 6.80 / 43.45 / 525.8 against 18.7 /
+// 54.2 / 591.1 (MPICH's, then Intel MPI's and MVAPICH2's); below 256 B
+// MPICH's Bruck leads (128 x 1, 1-64 B: 4.6-8.4 us against linear's
 // 7.9-8.2).
 inline constexpr int kOnePerNodeLinearMinNodes = 3;
 

@@ -41,7 +41,9 @@ Schedule build_leader_schedule(const topo::Layout& layout, int rank);
 // kLinearPacedFromBlockBytes are posted all at once (Open MPI's "basic
 // linear"); larger blocks, and any beyond that many processes, kLinearInFlight
 // per rank and direction (a paced exchange, as MVAPICH2's scatter-destination
-// alltoall throttles itself). Not in-place safe (Schedule::in_place_safe).
+// alltoall throttles itself); with one process per node, at any process
+// count, blocks from kLinearOnePerNodePacedFromBlockBytes. Not in-place safe
+// (Schedule::in_place_safe).
 Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 
 // Small blocks all at once up to kLinearAllAtOnceMaxRanks, as the scale model
@@ -75,8 +77,10 @@ inline constexpr std::int64_t kLinearPacedFromBlockBytes = 4096;
 // 19.39 / 27.41 in 16-message waves; up to 32 nodes waves were ahead by no
 // more than 1.8% (20, 24, 32 x 1: 7.56 / 8.98 / 11.84 against 7.69 / 9.14 /
 // 12.04). From 8 KiB waves led again (64 x 1 59.0 against 62.3, 32 x 1 29.5
-// against 31.3). Onload platform, `bench/sim/simrun.py ib-onload Nx1
-// alltoall shim-linear 4096,8192` with each threshold.
+// against 31.3). So too beyond kLinearAllAtOnceMaxRanks: at 128 x 1 all at
+// once took 12.46 / 46.81 us at 1 / 4 KiB against 17.85 / 59.49 in waves,
+// 124.2 against 119.9 at 8 KiB. Onload platform, `bench/sim/simrun.py
+// ib-onload Nx1 alltoall shim-linear 1024,4096,8192` with each threshold.
 inline constexpr std::int64_t kLinearOnePerNodePacedFromBlockBytes = 8192;
 
 // Node pairs: (1) intra-node exchange leaving local rank x with everything

@@ -297,12 +297,14 @@ TEST_CASE("paced exchanges cannot deadlock, whatever the window", "[schedule]") 
 }
 
 TEST_CASE(
-    "linear keeps 16 in flight beyond 64 processes, and from 17 for blocks of 4 KiB or more (one per node: 8 KiB)",
+    "linear keeps 16 in flight from 17 processes for blocks of 4 KiB or more, for all beyond 64, and from 8 KiB with "
+    "one "
+    "process per node",
     "[schedule]") {
   std::vector<std::int64_t> round_robin_uneven;  // 71 processes on 9 nodes, dealt out in turn
   for (int rank = 0; rank < 71; ++rank) round_robin_uneven.push_back(rank % 9);
-  const std::vector<Layout> layouts = {blocked(4, 4),  blocked(17, 1), blocked(16, 4),
-                                       blocked(13, 5), blocked(9, 8),  from(round_robin_uneven)};
+  const std::vector<Layout> layouts = {blocked(4, 4), blocked(17, 1), blocked(16, 4),          blocked(13, 5),
+                                       blocked(9, 8), blocked(70, 1), from(round_robin_uneven)};
   for (const Layout& layout : layouts) {
     INFO(layout.describe());
     const bool windowed = layout.size() > shim::coll::kLinearInFlight;
@@ -313,9 +315,9 @@ TEST_CASE(
       const shim::coll::Phase& phase = schedule.phases[0];
       CHECK(phase.kind == (windowed ? shim::coll::PhaseKind::paced_exchange : shim::coll::PhaseKind::exchange));
       CHECK(phase.window == (windowed ? shim::coll::kLinearInFlight : 0));
-      const std::int64_t paced_from = layout.max_ppn() == 1 ? shim::coll::kLinearOnePerNodePacedFromBlockBytes
-                                                            : shim::coll::kLinearPacedFromBlockBytes;
-      CHECK(phase.paced_from_block_bytes == (windowed && !always ? paced_from : 0));
+      std::int64_t paced_from = always ? 0 : shim::coll::kLinearPacedFromBlockBytes;
+      if (layout.max_ppn() == 1) paced_from = shim::coll::kLinearOnePerNodePacedFromBlockBytes;
+      CHECK(phase.paced_from_block_bytes == (windowed ? paced_from : 0));
     }
     const auto result = shim::test::simulate_alltoall(AlltoallAlgorithm::linear, layout);
     for (const auto& error : result.errors) FAIL_CHECK(error);
