@@ -195,7 +195,10 @@ std::string explain_paced_linear(const AlltoallFacts& facts) {
 
 bool one_per_node_linear_fits(const AlltoallFacts& facts) {
   if (facts.ppn > 1 || facts.nodes < kOnePerNodeLinearMinNodes) return false;
-  if (facts.nodes > kLinearMaxRanks) return paced_linear_fits(facts);
+  if (facts.nodes > kLinearMaxRanks) {
+    return facts.nodes <= kPacedLinearMaxRanks && facts.block_bytes >= kOnePerNodeManyNodesLinearMinBlockBytes &&
+           facts.block_bytes <= kPacedLinearMaxBlockBytes && linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+  }
   return linear_send_cost_fits(facts) && linear_copy_fits(facts);
 }
 
@@ -209,13 +212,15 @@ constexpr std::array kRules = {
     AlltoallRule{
         "one-per-node-linear",
         "ppn == 1 && (3 <= nodes <= 64 && (its extra send cost <= one wave || block >= 4 KiB) && in place: nodes "
-        "* block <= 64 MiB || nodes <= 128 && many-ranks-paced-linear's blocks and send cost)",
+        "* block <= 64 MiB || nodes <= 128 && 64 B <= block <= 64 KiB && its extra send cost <= one wave)",
         AlltoallAlgorithm::linear,
         "one process per node: every block straight to its rank pays one latency where MPI's Bruck pays "
         "log2(nodes) and its pairwise exchange one per step (scale model, docs/scale/few-nodes.md)",
         [](const AlltoallFacts& f) { return one_per_node_linear_fits(f); },
         [](const AlltoallFacts& f) {
-          return f.nodes > kLinearMaxRanks ? explain_paced_linear(f) : std::to_string(f.nodes) + " nodes x 1";
+          if (f.nodes <= kLinearMaxRanks) return std::to_string(f.nodes) + " nodes x 1";
+          return std::to_string(f.nodes) + " nodes x 1, block " + format_bytes(f.block_bytes) + " in " +
+                 format_bytes(kOnePerNodeManyNodesLinearMinBlockBytes) + ".." + format_bytes(kPacedLinearMaxBlockBytes);
         }},
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
                  "one process per node, two nodes, beyond 64 (for blocks outside paced linear's) or where messages "

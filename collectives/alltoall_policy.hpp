@@ -263,17 +263,21 @@ inline constexpr std::int64_t kLinearAnySendCostMinBlockBytes = 4096;
 // and its pairwise exchange beyond is SMPI's ring, which linear equals
 // (1 MiB 210.7 us). At 2 x 1 both send one message each way, and linear's
 // 16 KiB took 5.2 us against 4.8: native.
-// Beyond kLinearMaxRanks nodes one process per node takes paced linear where
-// many-ranks-paced-linear would (paced_linear_fits): at 128 x 1 (full sweep,
-// `bench/sim/simrun.py ib-onload 128x1 alltoall shim-linear
-// 256,1024,4096,16384,65536`) 9.16 / 17.85 / 59.49 / 290.5 / 702.1 us against
-// the best selection's 25.0 / 33.6 / 72.4 / 354.3 / 789.2 (Intel MPI's at 64
-// KiB; MPICH's took 1047.7) and SA's 20.4 / 30.5 / 99.2 / 437.3 / 1634.8;
-// at 96 x 1, 256 B / 4 KiB / 64 KiB, 6.80 / 43.45 / 525.8 against 18.7 /
-// 54.2 / 591.1 (MPICH's, then Intel MPI's and MVAPICH2's); below 256 B
-// MPICH's Bruck leads (128 x 1, 1-64 B: 4.6-8.4 us against linear's
-// 7.9-8.2).
 inline constexpr int kOnePerNodeLinearMinNodes = 3;
+
+// Beyond kLinearMaxRanks nodes, up to kPacedLinearMaxRanks, one process per
+// node takes linear for blocks from this size to kPacedLinearMaxBlockBytes
+// (all at once up to 4 KiB, 16 in flight beyond: alltoall_schedules.hpp). At
+// 128 x 1 (full sweep, `bench/sim/sweep full --layouts 128x1`) linear took
+// 6.17 / 7.32 / 12.46 / 46.81 / 290.5 / 702.1 us at 64 B / 256 B / 1 KiB / 4
+// KiB / 16 KiB / 64 KiB against the best selection's 8.36 / 25.0 / 33.6 (12.46
+// if Open MPI's basic linear) / 46.81 / 354.3 / 789.2 (Intel MPI's at 64 KiB;
+// MPICH's 1047.7) and SA's 9.7 / 20.4 / 30.5 / 99.2 / 437.3 / 1634.8; at 1-16
+// B MPICH's Bruck led (4.6-5.5 against 5.85-5.92). At 96 x 1 (16 in flight at
+// every size then; `bench/sim/simrun.py ib-onload 96x1 alltoall
+// shim-linear|mpich|impi 256,4096,65536`) 6.80 / 43.45 / 525.8 against 18.7 /
+// 54.2 / 591.1.
+inline constexpr std::int64_t kOnePerNodeManyNodesLinearMinBlockBytes = 64;
 
 // In place, linear first copies the whole buffer (ranks x block) and sends
 // from the copy, where MPICH's pairwise in-place exchange needs one block:

@@ -30,7 +30,7 @@ TEST_CASE("one node, two nodes of one process, or more than 64 outside paced lin
   CHECK(pick(8, 1, 8) == AlltoallAlgorithm::native);
   CHECK(rule_for({8, 1, 8, NicClass::onload, {}}).name == "single-node");
   for (const std::int64_t block : {1, 16384, 1 << 20}) CHECK(pick(block, 2, 1) == AlltoallAlgorithm::native);
-  for (const std::int64_t block : {1, 255, 65537, 1 << 20}) {
+  for (const std::int64_t block : {1, 63, 65537, 1 << 20}) {
     INFO(block << " B");
     CHECK(pick(block, 65, 1) == AlltoallAlgorithm::native);
     CHECK(pick(block, 128, 1) == AlltoallAlgorithm::native);
@@ -39,19 +39,18 @@ TEST_CASE("one node, two nodes of one process, or more than 64 outside paced lin
   CHECK(pick(256, 129, 1) == AlltoallAlgorithm::native);
 }
 
-TEST_CASE("one process per node on 65-128 nodes goes paced linear from 256 B to 64 KiB", "[policy]") {
-  // Scale model at 128 x 1 (alltoall_policy.hpp, kOnePerNodeLinearMinNodes):
-  // 0.37-0.89x the best selection at 256 B-64 KiB.
+TEST_CASE("one process per node on 65-128 nodes goes linear from 64 B to 64 KiB", "[policy]") {
+  // Scale model at 128 x 1 (alltoall_policy.hpp,
+  // kOnePerNodeManyNodesLinearMinBlockBytes): 0.29-1.00x the best selection.
   for (const int nodes : {65, 128}) {
-    for (const std::int64_t block : {256, 4096, 65536}) {
+    for (const std::int64_t block : {64, 256, 4096, 65536}) {
       INFO(nodes << " x 1, " << block << " B");
       CHECK(rule_for({block, nodes, 1, NicClass::onload, {}}).name == "one-per-node-linear");
+      CHECK(pick(block, nodes, 1, NicClass::offload) == AlltoallAlgorithm::linear);
     }
   }
-  CHECK(pick(256, 128, 1, NicClass::offload) == AlltoallAlgorithm::native);
-  CHECK(pick(512, 128, 1, NicClass::offload) == AlltoallAlgorithm::linear);
   CHECK(rule_for({1024, 128, 1, NicClass::onload, {}, 6390}).name == "one-per-node");
-  CHECK_THAT(explanation({4096, 100, 1, NicClass::onload, {}}), Catch::Contains("16 in flight"));
+  CHECK_THAT(explanation({4096, 100, 1, NicClass::onload, {}}), Catch::Contains("100 nodes x 1, block 4 KiB in 64 B"));
 }
 
 TEST_CASE("one process per node on 3-64 nodes goes linear at every block size", "[policy]") {
@@ -138,7 +137,7 @@ TEST_CASE("up to 64 processes, blocks from 64 B (from 33 processes 128 B) go lin
   CHECK(pick(4096, 2, 2) == AlltoallAlgorithm::linear);
   CHECK(rule_for({4096, 13, 5, NicClass::onload, {}}).name == "many-ranks-paced-linear");  // 65 processes
   CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);                                     // one node stays native
-  CHECK(pick(64, 65, 1) == AlltoallAlgorithm::native);  // so do more than 64 nodes of one process
+  CHECK(pick(32, 65, 1) == AlltoallAlgorithm::native);  // so do more than 64 nodes of one process below 64 B
   // Offload NICs follow the same rules while node pairs are weighed.
   CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
   CHECK(pick(1024, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
