@@ -223,8 +223,8 @@ constexpr std::array kRules = {
                  format_bytes(kOnePerNodeManyNodesLinearMinBlockBytes) + ".." + format_bytes(kPacedLinearMaxBlockBytes);
         }},
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
-                 "one process per node, two nodes, beyond 64 (for blocks outside paced linear's) or where messages "
-                 "cost more: nothing to aggregate, and MPI's exchange is as good as linear's",
+                 "one process per node: two nodes, beyond 64 for blocks under 64 B or over 64 KiB, beyond 128, or "
+                 "where messages cost more: nothing to aggregate, and MPI's exchange is as good as linear's",
                  [](const AlltoallFacts& f) { return f.ppn <= 1; }},
     AlltoallRule{"offload-leader",
                  "nic == offload && ppn^2 * block <= SHIM_ALLTOALL_LEADER_MAX && ceil((nodes - 1) / ppn) > 64",

@@ -269,14 +269,14 @@ inline constexpr int kOnePerNodeLinearMinNodes = 3;
 // node takes linear for blocks from this size to kPacedLinearMaxBlockBytes
 // (all at once up to 4 KiB, 16 in flight beyond: alltoall_schedules.hpp). At
 // 128 x 1 (full sweep, `bench/sim/sweep full --layouts 128x1`) linear took
-// 6.17 / 7.32 / 12.46 / 46.81 / 290.5 / 702.1 us at 64 B / 256 B / 1 KiB / 4
-// KiB / 16 KiB / 64 KiB against the best selection's 8.36 / 25.0 / 33.6 (12.46
-// if Open MPI's basic linear) / 46.81 / 354.3 / 789.2 (Intel MPI's at 64 KiB;
-// MPICH's 1047.7) and SA's 9.7 / 20.4 / 30.5 / 99.2 / 437.3 / 1634.8; at 1-16
-// B MPICH's Bruck led (4.6-5.5 against 5.85-5.92). At 96 x 1 (16 in flight at
-// every size then; `bench/sim/simrun.py ib-onload 96x1 alltoall
-// shim-linear|mpich|impi 256,4096,65536`) 6.80 / 43.45 / 525.8 against 18.7 /
-// 54.2 / 591.1.
+// 6.17 / 7.32 / 8.85 / 12.46 / 46.81 / 290.5 / 702.1 us at 64 B / 256 B / 512
+// B / 1 KiB / 4 KiB / 16 KiB / 64 KiB against the best selection's 8.36 /
+// 25.0 / 27.1 (MPICH's) / 12.46 / 46.81 / 290.4 / 702.1 (Open MPI's, its basic
+// linear, then its paced exchange; MPICH's took 1047.7 at 64 KiB) and SA's
+// 9.7 / 20.4 / 20.8 / 30.5 / 99.2 / 437.3 / 1634.8; at 1-16 B MPICH's Bruck
+// led (4.6-5.5 against 5.85-5.92). At 96 x 1 (16 in flight at every size
+// then; `bench/sim/simrun.py ib-onload 96x1 alltoall shim-linear|mpich|impi
+// 256,4096,65536`) 6.80 / 43.45 / 525.8 against 18.7 / 54.2 / 591.1.
 inline constexpr std::int64_t kOnePerNodeManyNodesLinearMinBlockBytes = 64;
 
 // In place, linear first copies the whole buffer (ranks x block) and sends
