@@ -180,11 +180,17 @@ bool linear_copy_fits(const AlltoallFacts& facts) {
   return !facts.in_place || saturating_product(layout_ranks(facts), facts.block_bytes) <= kLinearInPlaceCopyMaxBytes;
 }
 
+// Blocks linear takes beyond kLinearMaxRanks processes: from `min_block` to
+// kPacedLinearMaxBlockBytes, its extra send cost within one wave.
+bool linear_block_fits_beyond_all_at_once(const AlltoallFacts& facts, std::int64_t min_block) {
+  return facts.block_bytes >= min_block && facts.block_bytes <= kPacedLinearMaxBlockBytes &&
+         linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+}
+
 bool paced_linear_fits(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
   return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks &&
-         facts.block_bytes >= paced_linear_min_block(facts) && facts.block_bytes <= kPacedLinearMaxBlockBytes &&
-         linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+         linear_block_fits_beyond_all_at_once(facts, paced_linear_min_block(facts));
 }
 
 std::string explain_paced_linear(const AlltoallFacts& facts) {
@@ -196,8 +202,8 @@ std::string explain_paced_linear(const AlltoallFacts& facts) {
 bool one_per_node_linear_fits(const AlltoallFacts& facts) {
   if (facts.ppn > 1 || facts.nodes < kOnePerNodeLinearMinNodes) return false;
   if (facts.nodes > kLinearMaxRanks) {
-    return facts.nodes <= kPacedLinearMaxRanks && facts.block_bytes >= kOnePerNodeManyNodesLinearMinBlockBytes &&
-           facts.block_bytes <= kPacedLinearMaxBlockBytes && linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
+    return facts.nodes <= kPacedLinearMaxRanks &&
+           linear_block_fits_beyond_all_at_once(facts, kOnePerNodeManyNodesLinearMinBlockBytes);
   }
   return linear_send_cost_fits(facts) && linear_copy_fits(facts);
 }
