@@ -157,8 +157,8 @@ std::int64_t offload_aggregate_max(const AlltoallFacts& facts) {
   return saturating_product(kOffloadAggregateSpan, facts.thresholds.sa_max_bytes);
 }
 
-std::int64_t paced_linear_min_block(const AlltoallFacts& facts) {
-  return facts.nic == topo::NicClass::offload ? kPacedLinearOffloadMinBlockBytes : kPacedLinearMinBlockBytes;
+std::int64_t many_ranks_linear_min_block(const AlltoallFacts& facts) {
+  return facts.nic == topo::NicClass::offload ? kManyRanksLinearOffloadMinBlockBytes : kManyRanksLinearMinBlockBytes;
 }
 
 std::int64_t linear_min_block(const AlltoallFacts& facts) {
@@ -181,29 +181,31 @@ bool linear_copy_fits(const AlltoallFacts& facts) {
 }
 
 // Blocks linear takes beyond kLinearMaxRanks processes: from `min_block` to
-// kPacedLinearMaxBlockBytes, its extra send cost within one wave.
-bool linear_block_fits_beyond_all_at_once(const AlltoallFacts& facts, std::int64_t min_block) {
-  return facts.block_bytes >= min_block && facts.block_bytes <= kPacedLinearMaxBlockBytes &&
+// kManyRanksLinearMaxBlockBytes, its extra send cost within one wave.
+bool linear_block_fits_many_ranks(const AlltoallFacts& facts, std::int64_t min_block) {
+  return facts.block_bytes >= min_block && facts.block_bytes <= kManyRanksLinearMaxBlockBytes &&
          linear_extra_send_us(facts) <= kRailStepCosts.wave_us;
 }
 
-bool paced_linear_fits(const AlltoallFacts& facts) {
+bool many_ranks_linear_fits(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
-  return ranks > kLinearMaxRanks && ranks <= kPacedLinearMaxRanks &&
-         linear_block_fits_beyond_all_at_once(facts, paced_linear_min_block(facts));
+  return ranks > kLinearMaxRanks && ranks <= kManyRanksLinearMaxRanks &&
+         linear_block_fits_many_ranks(facts, many_ranks_linear_min_block(facts));
 }
 
-std::string explain_paced_linear(const AlltoallFacts& facts) {
+std::string explain_many_ranks_linear(const AlltoallFacts& facts) {
   return std::to_string(facts.nodes) + " nodes x " + std::to_string(facts.ppn) + " processes, block " +
-         format_bytes(facts.block_bytes) + " in " + format_bytes(paced_linear_min_block(facts)) + ".." +
-         format_bytes(kPacedLinearMaxBlockBytes) + ", " + std::to_string(kLinearInFlight) + " in flight";
+         format_bytes(facts.block_bytes) + " in " + format_bytes(many_ranks_linear_min_block(facts)) + ".." +
+         format_bytes(kManyRanksLinearMaxBlockBytes) + ", " +
+         (facts.block_bytes < kLinearPacedFromBlockBytes ? std::string("all at once")
+                                                         : std::to_string(kLinearInFlight) + " in flight");
 }
 
 bool one_per_node_linear_fits(const AlltoallFacts& facts) {
   if (facts.ppn > 1 || facts.nodes < kOnePerNodeLinearMinNodes) return false;
   if (facts.nodes > kLinearMaxRanks) {
-    return facts.nodes <= kPacedLinearMaxRanks &&
-           linear_block_fits_beyond_all_at_once(facts, kOnePerNodeManyNodesLinearMinBlockBytes);
+    return facts.nodes <= kManyRanksLinearMaxRanks &&
+           linear_block_fits_many_ranks(facts, kOnePerNodeManyNodesLinearMinBlockBytes);
   }
   return linear_send_cost_fits(facts) && linear_copy_fits(facts);
 }
@@ -226,7 +228,8 @@ constexpr std::array kRules = {
         [](const AlltoallFacts& f) {
           if (f.nodes <= kLinearMaxRanks) return std::to_string(f.nodes) + " nodes x 1";
           return std::to_string(f.nodes) + " nodes x 1, block " + format_bytes(f.block_bytes) + " in " +
-                 format_bytes(kOnePerNodeManyNodesLinearMinBlockBytes) + ".." + format_bytes(kPacedLinearMaxBlockBytes);
+                 format_bytes(kOnePerNodeManyNodesLinearMinBlockBytes) + ".." +
+                 format_bytes(kManyRanksLinearMaxBlockBytes);
         }},
     AlltoallRule{"one-per-node", "ppn == 1", AlltoallAlgorithm::native,
                  "one process per node: two nodes, beyond 64 for blocks under 64 B or over 64 KiB, beyond 128, or "
@@ -262,15 +265,15 @@ constexpr std::array kRules = {
           return shape + " <= " + std::to_string(kLinearMaxRanks) + " processes, block " + format_bytes(f.block_bytes) +
                  " >= " + format_bytes(linear_min_block(f));
         }},
-    AlltoallRule{"many-ranks-paced-linear",
+    AlltoallRule{"many-ranks-linear",
                  "64 < nodes * ppn <= 128 && 256 B (offload NIC: 512 B) <= block <= 64 KiB && its extra send cost <= "
                  "one wave",
                  AlltoallAlgorithm::linear,
-                 "blocks of a few hundred bytes or more between many processes: each straight to its rank, 16 in "
-                 "flight per rank, keep the links busier than MPI's paced exchanges, without aggregation's copies "
-                 "(scale model, docs/scale/blocks.md)",
-                 [](const AlltoallFacts& f) { return paced_linear_fits(f); },
-                 [](const AlltoallFacts& f) { return explain_paced_linear(f); }},
+                 "blocks of a few hundred bytes or more between many processes: each straight to its rank, all at "
+                 "once below 4 KiB and 16 in flight per rank from there, keep the links busier than MPI's paced "
+                 "exchanges, without aggregation's copies (scale model, docs/scale/blocks.md)",
+                 [](const AlltoallFacts& f) { return many_ranks_linear_fits(f); },
+                 [](const AlltoallFacts& f) { return explain_many_ranks_linear(f); }},
     AlltoallRule{"costly-sends-bruck",
                  "not in place && send cost >= 1 us && block < 256 B && nodes * ppn >= 8 && log2(nodes * ppn) < "
                  "the fewest messages SA or node pairs send",

@@ -193,7 +193,7 @@ inline constexpr int kNodePairsMaxPartners = 64;
 // platform, linear's extra send cost, one per block to another node, must
 // stay within one wave of the window (kRailStepCosts): on TCP (eth-25g, 8 x 4
 // at 256 B) linear took 201 us where node pairs took 13.6.
-inline constexpr int kLinearMaxRanks = kLinearAllAtOnceMaxRanks;
+inline constexpr int kLinearMaxRanks = 64;
 inline constexpr std::int64_t kLinearMinBlockBytes = 64;
 
 // Beyond kLinearSmallBlockMaxRanks processes linear starts at
@@ -265,8 +265,8 @@ inline constexpr std::int64_t kLinearAnySendCostMinBlockBytes = 4096;
 // 16 KiB took 5.2 us against 4.8: native.
 inline constexpr int kOnePerNodeLinearMinNodes = 3;
 
-// Beyond kLinearMaxRanks nodes, up to kPacedLinearMaxRanks, one process per
-// node takes linear for blocks from this size to kPacedLinearMaxBlockBytes
+// Beyond kLinearMaxRanks nodes, up to kManyRanksLinearMaxRanks, one process per
+// node takes linear for blocks from this size to kManyRanksLinearMaxBlockBytes
 // (all at once up to 4 KiB, 16 in flight beyond: alltoall_schedules.hpp). At
 // 128 x 1 (full sweep, `bench/sim/sweep full --layouts 128x1`) linear took
 // 6.17 / 7.32 / 8.85 / 12.46 / 46.81 / 290.5 / 702.1 us at 64 B / 256 B / 512
@@ -285,10 +285,11 @@ inline constexpr std::int64_t kOnePerNodeManyNodesLinearMinBlockBytes = 64;
 // that copy fits the scratch memory a communicator keeps between calls.
 inline constexpr std::int64_t kLinearInPlaceCopyMaxBytes = ScratchBuffer::kRetainedBytes;
 
-// Beyond kLinearMaxRanks processes linear runs paced (kLinearInFlight
-// messages in flight, alltoall_schedules.hpp) and is taken for blocks from
-// kPacedLinearMinBlockBytes (kPacedLinearOffloadMinBlockBytes on an offload
-// NIC) to kPacedLinearMaxBlockBytes up to kPacedLinearMaxRanks processes, as
+// Beyond kLinearMaxRanks processes linear (all at once below
+// kLinearPacedFromBlockBytes, kLinearInFlight messages in flight from there:
+// alltoall_schedules.hpp) is taken for blocks from
+// kManyRanksLinearMinBlockBytes (kManyRanksLinearOffloadMinBlockBytes on an offload
+// NIC) to kManyRanksLinearMaxBlockBytes up to kManyRanksLinearMaxRanks processes, as
 // far as it was timed (in place, linear first copies the whole send buffer,
 // so unbounded blocks would cost unbounded memory), where its extra send cost
 // stays within one wave, as for few-ranks-linear. From the scale model
@@ -310,10 +311,10 @@ inline constexpr std::int64_t kLinearInPlaceCopyMaxBytes = ScratchBuffer::kRetai
 // KiB was simulated (0.94x / 0.97x MPICH at 32 x 8 / 16 x 16). On 25 GbE
 // (6.4 us per message, outside the send-cost limit) linear lost at 4 KiB:
 // 894.9 us at 32 x 4 against MPICH's 783.8.
-inline constexpr std::int64_t kPacedLinearMinBlockBytes = 256;
-inline constexpr std::int64_t kPacedLinearOffloadMinBlockBytes = 512;
-inline constexpr std::int64_t kPacedLinearMaxBlockBytes = 64 * 1024;
-inline constexpr int kPacedLinearMaxRanks = 128;
+inline constexpr std::int64_t kManyRanksLinearMinBlockBytes = 256;
+inline constexpr std::int64_t kManyRanksLinearOffloadMinBlockBytes = 512;
+inline constexpr std::int64_t kManyRanksLinearMaxBlockBytes = 64 * 1024;
+inline constexpr int kManyRanksLinearMaxRanks = 128;
 
 // Point to point unless the largest message is over
 // SHIM_ALLTOALL_RAIL_P2P_MAX, or Bruck's rounds cost less than the

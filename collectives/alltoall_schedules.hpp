@@ -46,9 +46,11 @@ Schedule build_leader_schedule(const topo::Layout& layout, int rank);
 // (Schedule::in_place_safe).
 Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 
-// Small blocks all at once up to kLinearAllAtOnceMaxRanks, as the scale model
-// timed them (docs/scale/small.md, 16-64 processes); beyond, all at once puts
-// a message for every process on the NIC and into the receivers' queues.
+// Small blocks all at once up to kLinearAllAtOnceMaxRanks, as far as the
+// scale model timed them (16-128 processes; the policy takes linear up to
+// kManyRanksLinearMaxRanks); beyond, untimed (SMPI did not finish such runs here),
+// every block is paced rather than putting a message for every process on the
+// NIC and into the receivers' queues at once.
 // Paced with 16 in flight, 16 KiB to 64 KiB blocks (onload platform,
 // `bench/sim/simrun.py ib-onload 32x4 alltoall shim-linear
 // 16384,32768,65536`): at 32 x 4 732.8 / 1463.6 /
@@ -66,8 +68,12 @@ Schedule build_linear_schedule(const topo::Layout& layout, int rank);
 // 1-2%, at 64 KiB nothing; but small blocks lose the start of every message
 // at once: at 256 B 42% more at 32 x 2 (5.33 against 3.74 us) and 10% at 16
 // x 4, at 1 KiB 6% at 32 x 2. Up to kLinearInFlight processes the window
-// holds every message anyway.
-inline constexpr int kLinearAllAtOnceMaxRanks = 64;
+// holds every message anyway. At 128 processes (full sweep's 64 x 2, where
+// Open MPI's basic linear beat 16 in flight at 1 KiB, 23.69 against 27.46 us;
+// `bench/sim/simrun.py ib-onload 64x2|32x4|16x8 alltoall shim-linear
+// 256,512,1024,2048` with each limit) all at once took 7.32 / 12.54 / 23.69 /
+// 45.89 us at 64 x 2 against 10.61 / 15.93 / 27.46 / 50.88 paced.
+inline constexpr int kLinearAllAtOnceMaxRanks = 128;
 inline constexpr int kLinearInFlight = 16;
 inline constexpr std::int64_t kLinearPacedFromBlockBytes = 4096;
 

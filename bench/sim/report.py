@@ -30,9 +30,9 @@ OUT = os.path.join(REPO, "docs", "scale")
 SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 NETWORKS_VARIANTS = ["shim-auto", "shim-sa", "shim-node-pairs", "shim-linear", "shim-leader", "mpich"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
-            # The part of the full grid run so far: 16 and 32 nodes, 64 and 128 x 1 (docs/scale/README.md).
+            # The part of the full grid run so far: 16 and 32 nodes, 64 x 1-4 and 128 x 1 (docs/scale/README.md).
             "full": "bench/sim/sweep full --platforms ib-onload --layouts "
-                    "16x1,16x2,16x4,16x8,16x16,32x1,32x2,32x4,32x8,64x1,128x1 --timeout 900 && "
+                    "16x1,16x2,16x4,16x8,16x16,32x1,32x2,32x4,32x8,64x1,64x2,64x4,128x1 --timeout 900 && "
                     "bench/sim/report.py full",
             "few-nodes": "bench/sim/sweep few-nodes --timeout 900 && bench/sim/report.py few-nodes",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",

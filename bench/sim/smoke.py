@@ -7,7 +7,7 @@ carries node pairs' 25 partners: more than go at once, so that step is
 paced (collectives/alltoall_schedules.hpp, kNodePairsInFlight), as is
 linear's exchange there at 4 KiB (kLinearPacedFromBlockBytes) but not below;
 and, for linear alone, 13 nodes of 5 with one of 4, 69 processes: beyond
-kLinearAllAtOnceMaxRanks, so linear is paced at every size:
+64, where the policy's many-ranks-linear rule takes it (paced at 4 KiB):
   - MPI_Alltoall through shim's SA, RD, leader, linear and node-pairs schedules: results checked
     byte by byte (sim_collectives --check), and the messages that cross
     between hosts during the call, read from SMPI's trace of the run

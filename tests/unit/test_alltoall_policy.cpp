@@ -26,7 +26,8 @@ AlltoallAlgorithm pick(std::int64_t block, int nodes, int ppn, NicClass nic = Ni
 }
 }  // namespace
 
-TEST_CASE("one node, two nodes of one process, or more than 64 outside paced linear's blocks stay native", "[policy]") {
+TEST_CASE("one node, two nodes of one process, or more than 64 outside many-ranks linear's blocks stay native",
+          "[policy]") {
   CHECK(pick(8, 1, 8) == AlltoallAlgorithm::native);
   CHECK(rule_for({8, 1, 8, NicClass::onload, {}}).name == "single-node");
   for (const std::int64_t block : {1, 16384, 1 << 20}) CHECK(pick(block, 2, 1) == AlltoallAlgorithm::native);
@@ -111,9 +112,10 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
   CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
   CHECK(pick(32, 4, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(256, 16, 8, NicClass::offload) == AlltoallAlgorithm::sa);  // 128 processes: below offload's paced linear
-  CHECK(pick(1024, 33, 4) == AlltoallAlgorithm::sa);                    // 132 processes: too many for paced linear
-  CHECK(pick(255, 17, 4) == AlltoallAlgorithm::sa);                     // below paced linear's blocks
+  CHECK(pick(256, 16, 8, NicClass::offload) ==
+        AlltoallAlgorithm::sa);                       // 128 processes: below offload's many-ranks linear
+  CHECK(pick(1024, 33, 4) == AlltoallAlgorithm::sa);  // 132 processes: too many for many-ranks linear
+  CHECK(pick(255, 17, 4) == AlltoallAlgorithm::sa);   // below many-ranks linear's blocks
   CHECK(pick(1025, 33, 8) == AlltoallAlgorithm::native);
   AlltoallThresholds wider;
   wider.sa_max_bytes = 64 * 1024;
@@ -135,8 +137,8 @@ TEST_CASE("up to 64 processes, blocks from 64 B (from 33 processes 128 B) go lin
   CHECK(pick(64, 16, 2) == AlltoallAlgorithm::linear);
   CHECK(pick(1 << 20, 4, 16) == AlltoallAlgorithm::linear);
   CHECK(pick(4096, 2, 2) == AlltoallAlgorithm::linear);
-  CHECK(rule_for({4096, 13, 5, NicClass::onload, {}}).name == "many-ranks-paced-linear");  // 65 processes
-  CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);                                     // one node stays native
+  CHECK(rule_for({4096, 13, 5, NicClass::onload, {}}).name == "many-ranks-linear");  // 65 processes
+  CHECK(pick(64, 1, 64) == AlltoallAlgorithm::native);                               // one node stays native
   CHECK(pick(32, 65, 1) == AlltoallAlgorithm::native);  // so do more than 64 nodes of one process below 64 B
   // Offload NICs follow the same rules while node pairs are weighed.
   CHECK(pick(256, 4, 4, NicClass::offload) == AlltoallAlgorithm::linear);
@@ -145,9 +147,9 @@ TEST_CASE("up to 64 processes, blocks from 64 B (from 33 processes 128 B) go lin
   CHECK_THAT(explanation(facts), Catch::Contains("4 nodes x 8 <= 64 processes, block 512 B"));
 }
 
-TEST_CASE("from 65 to 128 processes, blocks of 256 B-64 KiB go linear, paced; from 512 B on offload NICs", "[policy]") {
+TEST_CASE("from 65 to 128 processes, blocks of 256 B-64 KiB go linear; from 512 B on offload NICs", "[policy]") {
   CHECK(pick(16384, 32, 4) == AlltoallAlgorithm::linear);
-  CHECK(rule_for({16384, 32, 4, NicClass::onload, {}}).name == "many-ranks-paced-linear");
+  CHECK(rule_for({16384, 32, 4, NicClass::onload, {}}).name == "many-ranks-linear");
   CHECK(pick(65536, 16, 8) == AlltoallAlgorithm::linear);
   CHECK(pick(65536, 8, 16) == AlltoallAlgorithm::linear);   // 128
   CHECK(pick(65536, 16, 16) == AlltoallAlgorithm::native);  // 256: beyond what was timed
@@ -343,7 +345,7 @@ TEST_CASE("from 4 KiB blocks linear is taken up to 64 processes whatever a messa
   CHECK(rule_for(tcp(4096, 8, 1)).name == "one-per-node-linear");
   CHECK(rule_for(tcp(4095, 8, 1)).name == "one-per-node");
   CHECK(rule_for(tcp(65536, 64, 1)).name == "one-per-node-linear");
-  // Beyond 64 processes linear runs paced, and there its sends still count
+  // Beyond 64 processes (many-ranks-linear) its sends still count
   // (32 x 4 at 4 KiB: 894.9 us against MPICH's 783.8).
   CHECK(rule_for(tcp(4096, 32, 4)).outcome != AlltoallAlgorithm::linear);
   CHECK(rule_for(tcp(4096, 8, 16)).outcome != AlltoallAlgorithm::linear);

@@ -297,14 +297,13 @@ TEST_CASE("paced exchanges cannot deadlock, whatever the window", "[schedule]") 
 }
 
 TEST_CASE(
-    "linear keeps 16 in flight from 17 processes for blocks of 4 KiB or more, for all beyond 64, and from 8 KiB with "
-    "one "
-    "process per node",
+    "linear keeps 16 in flight from 17 processes for blocks of 4 KiB or more, for all beyond 128, and from 8 KiB "
+    "with one process per node",
     "[schedule]") {
   std::vector<std::int64_t> round_robin_uneven;  // 71 processes on 9 nodes, dealt out in turn
   for (int rank = 0; rank < 71; ++rank) round_robin_uneven.push_back(rank % 9);
-  const std::vector<Layout> layouts = {blocked(4, 4), blocked(17, 1), blocked(16, 4),          blocked(13, 5),
-                                       blocked(9, 8), blocked(70, 1), from(round_robin_uneven)};
+  const std::vector<Layout> layouts = {blocked(4, 4), blocked(17, 1), blocked(16, 4), blocked(13, 5),
+                                       blocked(9, 8), blocked(70, 1), blocked(33, 4), from(round_robin_uneven)};
   for (const Layout& layout : layouts) {
     INFO(layout.describe());
     const bool windowed = layout.size() > shim::coll::kLinearInFlight;
