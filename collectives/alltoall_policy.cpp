@@ -157,10 +157,6 @@ std::int64_t offload_aggregate_max(const AlltoallFacts& facts) {
   return saturating_product(kOffloadAggregateSpan, facts.thresholds.sa_max_bytes);
 }
 
-std::int64_t many_ranks_linear_min_block(const AlltoallFacts& facts) {
-  return facts.nic == topo::NicClass::offload ? kManyRanksLinearOffloadMinBlockBytes : kManyRanksLinearMinBlockBytes;
-}
-
 std::int64_t linear_min_block(const AlltoallFacts& facts) {
   return layout_ranks(facts) <= kLinearSmallBlockMaxRanks ? kLinearMinBlockBytes : kLinearManyRanksMinBlockBytes;
 }
@@ -190,12 +186,12 @@ bool linear_block_fits_many_ranks(const AlltoallFacts& facts, std::int64_t min_b
 bool many_ranks_linear_fits(const AlltoallFacts& facts) {
   const std::int64_t ranks = layout_ranks(facts);
   return ranks > kLinearMaxRanks && ranks <= kManyRanksLinearMaxRanks &&
-         linear_block_fits_many_ranks(facts, many_ranks_linear_min_block(facts));
+         linear_block_fits_many_ranks(facts, kManyRanksLinearMinBlockBytes);
 }
 
 std::string explain_many_ranks_linear(const AlltoallFacts& facts) {
   return std::to_string(facts.nodes) + " nodes x " + std::to_string(facts.ppn) + " processes, block " +
-         format_bytes(facts.block_bytes) + " in " + format_bytes(many_ranks_linear_min_block(facts)) + ".." +
+         format_bytes(facts.block_bytes) + " in " + format_bytes(kManyRanksLinearMinBlockBytes) + ".." +
          format_bytes(kManyRanksLinearMaxBlockBytes) + ", " +
          (facts.block_bytes < kLinearPacedFromBlockBytes ? std::string("all at once")
                                                          : std::to_string(kLinearInFlight) + " in flight");
@@ -266,7 +262,7 @@ constexpr std::array kRules = {
                  " >= " + format_bytes(linear_min_block(f));
         }},
     AlltoallRule{"many-ranks-linear",
-                 "64 < nodes * ppn <= 128 && 256 B (offload NIC: 512 B) <= block <= 64 KiB && its extra send cost <= "
+                 "64 < nodes * ppn <= 128 && 256 B <= block <= 64 KiB && its extra send cost <= "
                  "one wave",
                  AlltoallAlgorithm::linear,
                  "blocks of a few hundred bytes or more between many processes: each straight to its rank, all at "

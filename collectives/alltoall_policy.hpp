@@ -288,8 +288,7 @@ inline constexpr std::int64_t kLinearInPlaceCopyMaxBytes = ScratchBuffer::kRetai
 // Beyond kLinearMaxRanks processes linear (all at once below
 // kLinearPacedFromBlockBytes, kLinearInFlight messages in flight from there:
 // alltoall_schedules.hpp) is taken for blocks from
-// kManyRanksLinearMinBlockBytes (kManyRanksLinearOffloadMinBlockBytes on an offload
-// NIC) to kManyRanksLinearMaxBlockBytes up to kManyRanksLinearMaxRanks processes, as
+// kManyRanksLinearMinBlockBytes to kManyRanksLinearMaxBlockBytes up to kManyRanksLinearMaxRanks processes, as
 // far as it was timed (in place, linear first copies the whole send buffer,
 // so unbounded blocks would cost unbounded memory), where its extra send cost
 // stays within one wave, as for few-ranks-linear. From the scale model
@@ -303,16 +302,17 @@ inline constexpr std::int64_t kLinearInPlaceCopyMaxBytes = ScratchBuffer::kRetai
 // At 256 B on the onload platform linear took 0.74-1.05x the best other
 // option (64 x 2 10.7 us against SA's 14.3, 16 x 8 round-robin 24.2 against
 // node pairs' 28.4, 16 x 8 24.8 against 23.7; also 8 x 16, 24 x 4, 32 x 4,
-// 42 x 3, 15 x 8 + 1 x 3), but on the offload platform, where concurrent
-// senders add no bandwidth and SA's fewer messages count, 1.08-1.18x SA's
-// time (16 x 8 27.3 against 23.7, 32 x 4 17.7 against 15.1, 8 x 16); at
-// 512 B 0.77-1.00x on both (`bench/sim/simrun.py PLATFORM LAYOUT alltoall
+// 42 x 3, 15 x 8 + 1 x 3); on the offload platform, where concurrent
+// senders add no bandwidth and SA's fewer messages count, paced linear took
+// 1.08-1.18x SA's time (16 x 8 27.3 against 23.7, 32 x 4 17.7 against 15.1,
+// 8 x 16 45.3 against 42.4), but all at once (alltoall_schedules.hpp) 23.2
+// / 12.5 / 42.3, 0.82-1.00x; at 512 B 0.77-1.00x on both
+// (`bench/sim/simrun.py PLATFORM LAYOUT alltoall
 // shim-linear|shim-sa|shim-node-pairs 256,512`). At 256 processes only 16
 // KiB was simulated (0.94x / 0.97x MPICH at 32 x 8 / 16 x 16). On 25 GbE
 // (6.4 us per message, outside the send-cost limit) linear lost at 4 KiB:
 // 894.9 us at 32 x 4 against MPICH's 783.8.
 inline constexpr std::int64_t kManyRanksLinearMinBlockBytes = 256;
-inline constexpr std::int64_t kManyRanksLinearOffloadMinBlockBytes = 512;
 inline constexpr std::int64_t kManyRanksLinearMaxBlockBytes = 64 * 1024;
 inline constexpr int kManyRanksLinearMaxRanks = 128;
 
