@@ -2,6 +2,11 @@
 
 namespace shim::coll {
 
+std::int64_t linear_paced_from_block_bytes(std::int64_t ranks, int max_ppn) {
+  if (max_ppn == 1) return kLinearOnePerNodePacedFromBlockBytes;
+  return ranks > kLinearAllAtOnceMaxRanks ? 0 : kLinearPacedFromBlockBytes;
+}
+
 Schedule build_linear_schedule(const topo::Layout& layout, int rank) {
   const int size = layout.size();
   Phase exchange;
@@ -18,11 +23,7 @@ Schedule build_linear_schedule(const topo::Layout& layout, int rank) {
   if (size > kLinearInFlight) {
     exchange.kind = PhaseKind::paced_exchange;
     exchange.window = kLinearInFlight;
-    if (layout.max_ppn() == 1) {
-      exchange.paced_from_block_bytes = kLinearOnePerNodePacedFromBlockBytes;
-    } else {
-      exchange.paced_from_block_bytes = size > kLinearAllAtOnceMaxRanks ? 0 : kLinearPacedFromBlockBytes;
-    }
+    exchange.paced_from_block_bytes = linear_paced_from_block_bytes(size, layout.max_ppn());
   }
   Schedule schedule;
   schedule.phases.push_back(std::move(exchange));

@@ -193,8 +193,9 @@ std::string explain_many_ranks_linear(const AlltoallFacts& facts) {
   return std::to_string(facts.nodes) + " nodes x " + std::to_string(facts.ppn) + " processes, block " +
          format_bytes(facts.block_bytes) + " in " + format_bytes(kManyRanksLinearMinBlockBytes) + ".." +
          format_bytes(kManyRanksLinearMaxBlockBytes) + ", " +
-         (facts.block_bytes < kLinearPacedFromBlockBytes ? std::string("all at once")
-                                                         : std::to_string(kLinearInFlight) + " in flight");
+         (facts.block_bytes < linear_paced_from_block_bytes(layout_ranks(facts), facts.ppn)
+              ? std::string("all at once")
+              : std::to_string(kLinearInFlight) + " in flight");
 }
 
 bool one_per_node_linear_fits(const AlltoallFacts& facts) {
@@ -262,8 +263,7 @@ constexpr std::array kRules = {
                  " >= " + format_bytes(linear_min_block(f));
         }},
     AlltoallRule{"many-ranks-linear",
-                 "64 < nodes * ppn <= 128 && 256 B <= block <= 64 KiB && its extra send cost <= "
-                 "one wave",
+                 "64 < nodes * ppn <= 128 && 256 B <= block <= 64 KiB && its extra send cost <= one wave",
                  AlltoallAlgorithm::linear,
                  "blocks of a few hundred bytes or more between many processes: each straight to its rank, all at "
                  "once below 4 KiB and 16 in flight per rank from there, keep the links busier than MPI's paced "

@@ -288,8 +288,8 @@ inline constexpr std::int64_t kLinearInPlaceCopyMaxBytes = ScratchBuffer::kRetai
 // Beyond kLinearMaxRanks processes linear (all at once below
 // kLinearPacedFromBlockBytes, kLinearInFlight messages in flight from there:
 // alltoall_schedules.hpp) is taken for blocks from
-// kManyRanksLinearMinBlockBytes to kManyRanksLinearMaxBlockBytes up to kManyRanksLinearMaxRanks processes, as
-// far as it was timed (in place, linear first copies the whole send buffer,
+// kManyRanksLinearMinBlockBytes to kManyRanksLinearMaxBlockBytes up to
+// kManyRanksLinearMaxRanks processes, as far as it was timed (in place, linear first copies the whole send buffer,
 // so unbounded blocks would cost unbounded memory), where its extra send cost
 // stays within one wave, as for few-ranks-linear. From the scale model
 // (docs/scale/blocks.md, onload platform), at 1 / 4 / 16 / 64 KiB against

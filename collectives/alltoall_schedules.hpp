@@ -89,6 +89,11 @@ inline constexpr std::int64_t kLinearPacedFromBlockBytes = 4096;
 // ib-onload Nx1 alltoall shim-linear 1024,4096,8192` with each threshold.
 inline constexpr std::int64_t kLinearOnePerNodePacedFromBlockBytes = 8192;
 
+// The block size from which linear's exchange among more than
+// kLinearInFlight processes is paced (0: every block), from the constants
+// above; the policy's explanations ask it too.
+std::int64_t linear_paced_from_block_bytes(std::int64_t ranks, int max_ppn);
+
 // Node pairs: (1) intra-node exchange leaving local rank x with everything
 // its node sends to the nodes x carries (those d with d % ppn == x), and its
 // node's blocks for itself; (2) one message per pair of nodes and direction,
