@@ -45,11 +45,14 @@ std::int64_t widest(const std::vector<RelayRole>& roles) {
 // Sends to one child go in segment order, as the child posts its receives
 // from this rank, so each matches its own buffer. A rank keeps at most
 // kSegmentsInFlight sends per child of its widest tree in flight, except
-// that its lowest segment still to be sent may always go. No deadlock: take
-// the lowest segment s some rank r still lacks. r has a receive posted for
-// it (receives are posted in segment order), and every lower segment has
-// arrived everywhere, so r's parent for s has nothing older in flight to r,
-// holds s, and s is the lowest segment it has still to send.
+// that its lowest segment still to be sent may go while only higher
+// segments hold the limit. No deadlock: take the lowest segment s some rank
+// r still lacks. r has a receive posted for it (receives are posted in
+// segment order), and every lower segment has arrived everywhere, so r's
+// parent for s has nothing older in flight to r, holds s, and s is the
+// lowest segment it has still to send; its sends of lower segments
+// complete, as their receivers have them, so s goes within the limit or
+// past higher segments.
 class Relay {
  public:
   Relay(const BcastBuffer& buffer, const std::vector<RelayRole>& roles, const SegmentPlan& plan,
@@ -190,6 +193,12 @@ class Relay {
   std::size_t next_send() const {
     std::int64_t lowest_due = plan_.segments;
     for (const std::int64_t s : next_) lowest_due = std::min(lowest_due, s);
+    // Beyond the limit only while no lower segment's send is in flight:
+    // those complete by themselves (their receivers have them), freeing
+    // the limit. Without this a root, which holds every segment, would
+    // post all of them at once, and its children would hold the message
+    // in MPI's unexpected queue.
+    if (sends_posted_ >= send_limit_ && lowest_send_in_flight() < lowest_due) return children_.size();
     std::size_t best = children_.size();
     std::pair<std::int64_t, std::size_t> best_key{plan_.segments, children_.size()};
     for (std::size_t c = 0; c < children_.size(); ++c) {
@@ -203,6 +212,16 @@ class Relay {
       }
     }
     return best;
+  }
+
+  std::int64_t lowest_send_in_flight() const {
+    std::int64_t lowest = plan_.segments;
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      if (requests_[i] != MPI_REQUEST_NULL && operations_[i].child >= 0) {
+        lowest = std::min(lowest, operations_[i].segment);
+      }
+    }
+    return lowest;
   }
 
   int send_what_can_go() {
