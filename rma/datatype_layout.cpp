@@ -200,6 +200,7 @@ DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
     std::lock_guard lock(g_predefined_mutex);
     auto [entry, inserted] = g_predefined.try_emplace(type);
     if (inserted) {
+      entry->second.named = combiner == MPI_COMBINER_NAMED;
       rc = describe(type, entry->second);
       if (rc == MPI_SUCCESS) rc = compute_runs(type, entry->second);
       if (rc != MPI_SUCCESS) {

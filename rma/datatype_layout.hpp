@@ -26,6 +26,10 @@ struct DatatypeLayout {
   MPI_Count true_lb = 0;
   MPI_Count true_extent = 0;
   MPI_Count basic_size = 0;  // packed bytes of one basic element
+  // A named predefined type (MPICH's "predefined" for MPI_Fetch_and_op and
+  // MPI_Compare_and_swap: no derived type, duplicate or Fortran
+  // parameterised type).
+  bool named = false;
   // One datatype's memory is one block starting at offset 0 (a predefined
   // type, or a contiguous run of one): packing is a plain copy.
   bool dense = false;

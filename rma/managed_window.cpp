@@ -375,6 +375,11 @@ int ManagedWindow::check(const AccumulateCall& call, Operands& operands) const {
       ((call.op != MPI_NO_OP && call.origin == nullptr) || call.result == nullptr)) {
     return MPI_ERR_ARG;
   }
+  // MPICH takes only named predefined types for these two, after the checks
+  // above (a contiguous of 4 MPI_BYTE is refused where MPI_INT is taken).
+  if (call.form == AccumulateForm::fetch_and_op || call.form == AccumulateForm::compare_and_swap) {
+    if (!operands.target->named) return MPI_ERR_TYPE;
+  }
   if (call.compare != nullptr) SHIM_TRY(check_compare_and_swap(operands.target->basic));
   if (call.target == MPI_PROC_NULL) return MPI_SUCCESS;  // operands.bytes stays 0: nothing to do
   if (!access_.open_to(call.target)) return MPI_ERR_RMA_SYNC;

@@ -69,8 +69,11 @@ MPI_Datatype absolute_pair(const long* buffer) {
 
 // The origin's and result's absolute types are made here, beside their
 // buffers, and freed by the caller.
-std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Datatype empty, MPI_Op user_op, MPI_Datatype& origin_pair,
-                        MPI_Datatype& result_pair) {
+// `derived` and `duplicate` hold one MPI_LONG (a contiguous type and
+// MPI_Type_dup's copy): the accumulate calls take them, MPI_Fetch_and_op and
+// MPI_Compare_and_swap take named predefined types only.
+std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Datatype empty, MPI_Datatype derived, MPI_Datatype duplicate,
+                        MPI_Op user_op, MPI_Datatype& origin_pair, MPI_Datatype& result_pair) {
   static long origin[kElements] = {1, 2, 3, 4, 5, 6, 7, 8};
   static long result[kElements] = {};
   static long compare = 0;
@@ -194,6 +197,30 @@ std::vector<Case> cases(MPI_Datatype uncommitted, MPI_Datatype empty, MPI_Op use
        [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_LONG, 0, -1, w.win); }},
       {"compare_and_swap, MPI_DATATYPE_NULL", true,
        [](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, MPI_DATATYPE_NULL, 0, 0, w.win); }},
+      {"fetch_and_op, a contiguous type of one long", true,
+       [=](const Window& w) { return MPI_Fetch_and_op(origin, result, derived, 0, 0, MPI_SUM, w.win); }},
+      {"fetch_and_op, a duplicate of MPI_LONG", true,
+       [=](const Window& w) { return MPI_Fetch_and_op(origin, result, duplicate, 0, 0, MPI_SUM, w.win); }},
+      {"fetch_and_op, a contiguous type, to rank -5", true,
+       [=](const Window& w) { return MPI_Fetch_and_op(origin, result, derived, -5, 0, MPI_SUM, w.win); }},
+      {"fetch_and_op, a contiguous type and a user op", true,
+       [=](const Window& w) { return MPI_Fetch_and_op(origin, result, derived, 0, 0, user_op, w.win); }},
+      {"fetch_and_op, a contiguous type, null result", true,
+       [=](const Window& w) { return MPI_Fetch_and_op(origin, nullptr, derived, 0, 0, MPI_SUM, w.win); }},
+      {"fetch_and_op, a contiguous type, outside any epoch", false,
+       [=](const Window& w) { return MPI_Fetch_and_op(origin, result, derived, 0, 0, MPI_SUM, w.win); }},
+      {"compare_and_swap, a contiguous type of one long", true,
+       [=](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, derived, 0, 0, w.win); }},
+      {"compare_and_swap, a duplicate of MPI_LONG", true,
+       [=](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, duplicate, 0, 0, w.win); }},
+      {"compare_and_swap, a contiguous type at displacement -1", true,
+       [=](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, derived, 0, -1, w.win); }},
+      {"compare_and_swap, a contiguous type, outside any epoch", false,
+       [=](const Window& w) { return MPI_Compare_and_swap(origin, &compare, result, derived, 0, 0, w.win); }},
+      {"get_accumulate, a contiguous type of one long", true,
+       [=](const Window& w) {
+         return MPI_Get_accumulate(origin, 1, derived, result, 1, derived, 0, 0, 1, derived, MPI_SUM, w.win);
+       }},
       {"compare_and_swap, null compare", true,
        [](const Window& w) { return MPI_Compare_and_swap(origin, nullptr, result, MPI_LONG, 0, 0, w.win); }},
       {"compare_and_swap, null origin", true,
@@ -248,6 +275,11 @@ int main(int argc, char** argv) {
   MPI_Datatype empty = MPI_DATATYPE_NULL;
   MPI_Type_contiguous(0, MPI_LONG, &empty);
   MPI_Type_commit(&empty);
+  MPI_Datatype derived = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(1, MPI_LONG, &derived);
+  MPI_Type_commit(&derived);
+  MPI_Datatype duplicate = MPI_DATATYPE_NULL;
+  MPI_Type_dup(MPI_LONG, &duplicate);
   MPI_Op user_op = MPI_OP_NULL;
   MPI_Op_create(user_sum, 1, &user_op);
 
@@ -263,7 +295,7 @@ int main(int argc, char** argv) {
   for (MPI_Win win : {native.win, allocated.win, created.win}) MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
 
   MPI_Datatype origin_pair = MPI_DATATYPE_NULL, result_pair = MPI_DATATYPE_NULL;
-  for (const Case& c : cases(uncommitted, empty, user_op, origin_pair, result_pair)) {
+  for (const Case& c : cases(uncommitted, empty, derived, duplicate, user_op, origin_pair, result_pair)) {
     const int mpich = run(c, native);
     const int expected = c.shim_class >= 0 ? c.shim_class : mpich;
     for (const auto& [label, window] : {std::pair{"MPI_Win_allocate", &allocated}, {"MPI_Win_create", &created}}) {
@@ -277,6 +309,8 @@ int main(int argc, char** argv) {
   MPI_Op_free(&user_op);
   MPI_Type_free(&uncommitted);
   MPI_Type_free(&empty);
+  MPI_Type_free(&derived);
+  MPI_Type_free(&duplicate);
   MPI_Type_free(&origin_pair);
   MPI_Type_free(&result_pair);
   const int status = check.finish();
