@@ -226,6 +226,12 @@ ManagedWindow* ManagedWindow::of(MPI_Win win) {
 
 int ManagedWindow::free(MPI_Win* win) {
   ManagedWindow* w = of(*win);
+  {
+    // MPICH checks this before anything collective, so a process that
+    // gets the error may close its epoch and call again.
+    const std::lock_guard lock(w->mutex_);
+    if (w->access_.blocks_free() || w->exposed_) return MPI_ERR_RMA_SYNC;
+  }
   SHIM_TRY(w->complete_all());
   // Every origin has completed what it shipped here.
   SHIM_TRY(PMPI_Barrier(w->pool_->comm()));
@@ -321,6 +327,16 @@ int ManagedWindow::note_start(MPI_Group group) {
     }
   }
   return MPI_SUCCESS;
+}
+
+void ManagedWindow::note_post() {
+  const std::lock_guard lock(mutex_);
+  exposed_ = true;
+}
+
+void ManagedWindow::note_exposure_closed() {
+  const std::lock_guard lock(mutex_);
+  exposed_ = false;
 }
 
 void ManagedWindow::note_complete() {

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -68,6 +69,8 @@ class ManagedWindow {
   // The state of `win`, or nullptr for windows shim did not create.
   static ManagedWindow* of(MPI_Win win);
   // Collective: completes, releases everything and frees the user's window.
+  // Inside an access or exposure epoch MPI refuses the free
+  // (MPI_ERR_RMA_SYNC) and the window stays as it was: so does shim's state.
   static int free(MPI_Win* win);
 
   // What MPI_Win_get_info says of alloc_shm for the window the user asked
@@ -116,6 +119,10 @@ class ManagedWindow {
   // `group`: MPI_Win_start's, a subgroup of the window's.
   int note_start(MPI_Group group);
   void note_complete();
+  // MPI_Win_post opened an exposure epoch; MPI_Win_wait (or MPI_Win_test
+  // with flag true) closed it.
+  void note_post();
+  void note_exposure_closed();
 
   // The delete callback of the keyval that caches the state on user windows.
   static int delete_attribute_state(MPI_Win, int, void* state, void*);
@@ -139,6 +146,11 @@ class ManagedWindow {
     std::vector<std::uint8_t> started;  // MPI_Win_start's group, by window rank
     bool open_to(int target) const {
       return locks > 0 || lock_all || fence || started[static_cast<std::size_t>(target)] != 0;
+    }
+    // What MPICH 4.0.2 refuses to free a window in (a fence's epoch it
+    // takes, as it does the absence of one).
+    bool blocks_free() const {
+      return locks > 0 || lock_all || std::find(started.begin(), started.end(), 1) != started.end();
     }
   };
   struct Operands;
@@ -180,6 +192,7 @@ class ManagedWindow {
   std::mutex mutex_;  // the origin side, for MPI_THREAD_MULTIPLE callers
   std::vector<Epoch> epochs_;
   AccessEpochs access_;
+  bool exposed_ = false;  // in an MPI_Win_post epoch
   AccessOrder order_{0};
   std::optional<ServerChannel> channel_;  // owner path across nodes
 };

@@ -422,6 +422,33 @@ SHIM_EXPORT int MPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
       [&](ManagedWindow& window) { return window.note_start(group); });
 }
 
+SHIM_EXPORT int MPI_Win_post(MPI_Group group, int assert_flags, MPI_Win win) {
+  return noted(
+      win, [&] { return PMPI_Win_post(group, assert_flags, win); },
+      [](ManagedWindow& window) {
+        window.note_post();
+        return MPI_SUCCESS;
+      });
+}
+
+SHIM_EXPORT int MPI_Win_wait(MPI_Win win) {
+  return noted(
+      win, [&] { return PMPI_Win_wait(win); },
+      [](ManagedWindow& window) {
+        window.note_exposure_closed();
+        return MPI_SUCCESS;
+      });
+}
+
+SHIM_EXPORT int MPI_Win_test(MPI_Win win, int* flag) {
+  return noted(
+      win, [&] { return PMPI_Win_test(win, flag); },
+      [&](ManagedWindow& window) {
+        if (*flag != 0) window.note_exposure_closed();
+        return MPI_SUCCESS;
+      });
+}
+
 // A completing call (unlock, fence, complete, flush): what shim shipped
 // completes first, then MPI's own call, then the window notes what MPI
 // completed.
