@@ -66,7 +66,8 @@ class Relay {
         packed_(packed),
         send_limit_(kSegmentsInFlight * widest(roles)),
         receive_limit_(kSegmentsInFlight * static_cast<std::int64_t>(roles.size())),
-        held_(static_cast<std::size_t>(plan.segments), at_root() ? 1 : 0) {
+        held_(static_cast<std::size_t>(plan.segments), at_root() ? 1 : 0),
+        cut_short_(static_cast<std::size_t>(plan.segments), 0) {
     for (const RelayRole& role : roles_) {
       for (const int child : role.children) {
         if (std::find(children_.begin(), children_.end(), child) == children_.end()) children_.push_back(child);
@@ -90,16 +91,18 @@ class Relay {
     SHIM_TRY(send_what_can_go());
     while (true) {
       int index = MPI_UNDEFINED;
-      const int rc = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
-      if (index == MPI_UNDEFINED) return rc;  // nothing left in flight: done, or the error that ended it
+      MPI_Status status;
+      const int rc = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, &status);
+      if (index == MPI_UNDEFINED) return rc == MPI_SUCCESS ? mismatch_ : rc;  // nothing left in flight
       const Operation done = operations_[static_cast<std::size_t>(index)];
       free_.push_back(static_cast<std::size_t>(index));
-      SHIM_TRY(rc);
       if (done.child < 0) {
+        SHIM_TRY(check_length(done.segment, status, rc));
         held_[static_cast<std::size_t>(done.segment)] = 1;
         --receives_posted_;
         SHIM_TRY(post_receives());
       } else {
+        SHIM_TRY(rc);
         --sends_posted_;
       }
       SHIM_TRY(send_what_can_go());
@@ -176,6 +179,26 @@ class Relay {
     return &requests_[index];
   }
 
+  // Ranks that pass counts of different lengths (which MPI makes
+  // erroneous) get a segment longer than their own count says
+  // (MPI_ERR_TRUNCATE from the receive, `rc`) or shorter (MPI_ERR_OTHER),
+  // as from MPICH. Such a segment goes on empty, so that every rank below
+  // gets MPI_ERR_OTHER in turn, as MPICH reports it there, instead of
+  // waiting for a segment that never comes. Any other error of the receive
+  // ends the broadcast.
+  int check_length(std::int64_t s, const MPI_Status& status, int rc) {
+    int error_class = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) SHIM_TRY(PMPI_Error_class(rc, &error_class));
+    if (error_class != MPI_SUCCESS && error_class != MPI_ERR_TRUNCATE) return rc;
+    MPI_Count got = 0;
+    if (rc == MPI_SUCCESS) SHIM_TRY(PMPI_Get_count_c(&status, piece(s).type, &got));
+    if (rc != MPI_SUCCESS || got != piece(s).count) {
+      cut_short_[static_cast<std::size_t>(s)] = 1;
+      if (mismatch_ == MPI_SUCCESS) mismatch_ = rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
+    }
+    return MPI_SUCCESS;
+  }
+
   int post_receives() {
     while (!at_root() && receives_next_ < plan_.segments && receives_posted_ < receive_limit_) {
       const std::int64_t s = receives_next_++;
@@ -230,7 +253,8 @@ class Relay {
       next_[c] = next_segment_for(c, s + 1);
       ++sends_posted_;
       const Piece p = piece(s);
-      SHIM_TRY(PMPI_Isend_c(p.address, p.count, p.type, children_[c], tags::kBcastSegment, shadow_,
+      const MPI_Count count = cut_short_[static_cast<std::size_t>(s)] != 0 ? 0 : p.count;
+      SHIM_TRY(PMPI_Isend_c(p.address, count, p.type, children_[c], tags::kBcastSegment, shadow_,
                             slot_for({s, static_cast<int>(c)})));
     }
     return MPI_SUCCESS;
@@ -246,6 +270,8 @@ class Relay {
   std::int64_t send_limit_;
   std::int64_t receive_limit_;
   std::vector<char> held_;                       // per segment: here, to be sent on
+  std::vector<char> cut_short_;                  // per segment: arrived at another length than this rank's count
+  int mismatch_ = MPI_SUCCESS;                   // the first such segment's error
   std::vector<int> children_;                    // every tree's children, each once
   std::vector<std::vector<std::size_t>> place_;  // per tree, per child: place in the tree's send order
   std::vector<std::int64_t> next_;               // per child: the next segment it gets from this rank

@@ -108,6 +108,13 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exte
   return rc;
 }
 
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  int elements = 0;
+  const int rc = PMPI_Get_count(status, datatype, &elements);
+  *count = elements;
+  return rc;
+}
+
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   smpi_MPI_Count bytes = 0;
   const int rc = PMPI_Type_size_x(datatype, &bytes);

@@ -151,8 +151,8 @@ int main(int argc, char** argv) {
           native_class = got;
           check.expect(got == MPI_ERR_RMA_SYNC, where + ": MPICH refuses with MPI_ERR_RMA_SYNC");
         } else {
-          check.expect(got == native_class, where + ": class " + std::to_string(got) + ", MPICH's " +
-                                                std::to_string(native_class));
+          check.expect(got == native_class,
+                       where + ": class " + std::to_string(got) + ", MPICH's " + std::to_string(native_class));
         }
         if (epoch.accumulates) {
           const long mine = rank + 1;

@@ -25,6 +25,7 @@ int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
                      MPI_Comm comm);
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                  MPI_Request* request);
 int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
