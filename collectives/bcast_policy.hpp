@@ -37,6 +37,14 @@ struct BcastFacts {
 inline constexpr int kBcastCostlySendNs = 1000;
 inline constexpr std::int64_t kBcastCostlySendMaxBytes = 4096;
 inline constexpr std::int64_t kBcastCostlySendSubnetsMaxBytes = 1024;
+// ... and only while MPI's tree pushes little through the slow links: in
+// its widest step about every rank of a subnet sends the message across,
+// (ranks per subnet) x bytes over one subnet's link. Scale model, ECO-like
+// platform (docs/scale/full.md), 64 x 8 in 4 subnets (128 ranks each),
+// MPICH against ECO: 47.1 / 63.6 / 143.9 / 449.9 us against 59.7 / 61.4 /
+// 72.6 / 101.1 at 16 / 64 / 256 B / 1 KiB (2 / 8 / 32 / 128 KiB across);
+// 4 x 8 (8 ranks per subnet) 35.3 against 51.9 at 1 KiB (8 KiB across).
+inline constexpr std::int64_t kBcastCostlySendSubnetCrossingBytes = 8192;
 
 // Two nodes of one process each: one message either way, which segments
 // only cut up (scale model, onload, 2 x 1, 1 MiB: MPICH's selection 84.5 us

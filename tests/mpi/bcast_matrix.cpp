@@ -209,7 +209,10 @@ Shape shape_of(const Expected& e, MPI_Comm comm) {
 shim_bcast_algorithm expected_auto(const Expected& e, const Shape& shape, std::int64_t bytes) {
   if (shape.nodes <= 1) return SHIM_BCAST_NATIVE;
   const bool measured_subnets = e.profile && e.node_size > 0 && shape.subnets >= 2;
-  if (e.send_cost_ns >= 1000 && bytes <= (measured_subnets ? 1024 : 4096)) return SHIM_BCAST_NATIVE;
+  const std::int64_t crossing = measured_subnets ? std::int64_t{shape.nodes} * shape.ppn / shape.subnets * bytes : 0;
+  if (e.send_cost_ns >= 1000 && bytes <= (measured_subnets ? 1024 : 4096) && crossing <= 8192) {
+    return SHIM_BCAST_NATIVE;
+  }
   if (measured_subnets) return SHIM_BCAST_ECO;
   if (shape.ppn <= 1 && shape.nodes <= 2) return SHIM_BCAST_NATIVE;
   if (shape.consecutive && shape.nodes <= 4 && bytes >= 64 * 1024 && bytes < 96 * 1024) return SHIM_BCAST_NATIVE;

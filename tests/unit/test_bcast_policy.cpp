@@ -34,15 +34,20 @@ TEST_CASE("broadcast: where sends are costly, short messages stay with MPI's bin
   using shim::coll::kBcastCostlySendMaxBytes;
   using shim::coll::kBcastCostlySendNs;
   using shim::coll::kBcastCostlySendSubnetsMaxBytes;
-  for (const int subnets : {0, 3}) {
+  for (const int subnets : {0, 4}) {
     const std::int64_t most = subnets == 0 ? kBcastCostlySendMaxBytes : kBcastCostlySendSubnetsMaxBytes;
     CHECK(rule_for({1, 8, 4, subnets, true, kBcastCostlySendNs}).name == "costly-sends-short");
-    CHECK(rule_for({most, 8, 16, subnets, false, 6390}).outcome == BcastAlgorithm::native);
-    CHECK(rule_for({most + 1, 8, 4, subnets, true, 6390}).outcome != BcastAlgorithm::native);
+    CHECK(rule_for({most, 4, 8, subnets, false, 6390}).outcome == BcastAlgorithm::native);
+    CHECK(rule_for({most + 1, 4, 8, subnets, true, 6390}).outcome != BcastAlgorithm::native);
     CHECK(rule_for({1, 8, 4, subnets, true, kBcastCostlySendNs - 1}).outcome != BcastAlgorithm::native);
   }
-  // Between subnets ECO from 4 KiB.
+  // Between subnets ECO from 4 KiB, and from less where MPI's tree would push
+  // more than kBcastCostlySendSubnetCrossingBytes across a subnet's link
+  // (64 x 8 in 4 subnets: 128 ranks each).
   CHECK(rule_for({4096, 8, 4, 3, true, 6390}).outcome == BcastAlgorithm::eco);
+  CHECK(rule_for({64, 64, 8, 4, true, 6390}).outcome == BcastAlgorithm::native);
+  CHECK(rule_for({65, 64, 8, 4, true, 6390}).outcome == BcastAlgorithm::eco);
+  CHECK(rule_for({1024, 64, 8, 4, true, 6390}).outcome == BcastAlgorithm::eco);
   const BcastFacts facts{1, 8, 4, 0, true, 6390};
   CHECK(shim::coll::BcastPolicy::explain(rule_for(facts), facts).find("6390 ns per message") != std::string::npos);
 }
