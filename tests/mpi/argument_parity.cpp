@@ -21,6 +21,8 @@
 
 #include "tests/mpi/checker.hpp"
 
+using shim::test::error_class;
+
 namespace {
 
 constexpr int kElements = 8;
@@ -36,12 +38,6 @@ struct Case {
   std::function<int(const Window&)> call;
   int shim_class = -1;  // >= 0: the class shim returns where it deliberately differs from MPICH
 };
-
-int error_class(int rc) {
-  int cls = rc;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls;
-}
 
 std::string class_name(int cls) {
   char text[MPI_MAX_ERROR_STRING] = {};

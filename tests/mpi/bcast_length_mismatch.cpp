@@ -22,18 +22,14 @@
 #include "include/shim/shim.h"
 #include "tests/mpi/checker.hpp"
 
+using shim::test::error_class;
+
 namespace {
 
 struct Tree {
   const char* name;
   shim_bcast_algorithm algorithm;
 };
-
-int error_class(int rc) {
-  int cls = rc;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls;
-}
 
 // Every rank's class for one broadcast of `root_count` ints from rank 0,
 // the others passing `other_count`.

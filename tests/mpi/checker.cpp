@@ -51,4 +51,10 @@ int Checker::finish(const std::string& summary) {
   return totals[1] == 0 && totals[0] > 0 ? 0 : 1;
 }
 
+int error_class(int rc) {
+  int cls = rc;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  return cls;
+}
+
 }  // namespace shim::test

@@ -44,6 +44,9 @@ std::string show(const T& v) {
 // not a check.
 enum class Verdict { same, differs, excused };
 
+// The error class of MPI return code `rc` (MPI_SUCCESS for success).
+int error_class(int rc);
+
 class Checker {
  public:
   explicit Checker(std::string program);

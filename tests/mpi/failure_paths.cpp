@@ -17,6 +17,8 @@
 #include "fault_injection.hpp"
 #include "tests/mpi/checker.hpp"
 
+using shim::test::error_class;
+
 namespace {
 
 shim::test::Checker* g_check = nullptr;
@@ -30,12 +32,6 @@ void note(int code) {
 }
 void on_comm_error(MPI_Comm*, int* code, ...) { note(*code); }
 void on_win_error(MPI_Win*, int* code, ...) { note(*code); }
-
-int error_class(int rc) {
-  int cls = rc;
-  static_cast<void>(MPI_Error_class(rc, &cls));
-  return cls;
-}
 
 // Every process failed the same step, or none did.
 bool fired_everywhere(MPI_Comm comm, bool fired) {

@@ -34,6 +34,8 @@
 
 #include "tests/mpi/checker.hpp"
 
+using shim::test::error_class;
+
 namespace {
 
 shim::test::Checker* g_check = nullptr;
@@ -120,12 +122,6 @@ const char* name(Call call) {
 
 constexpr int kElements = 2;
 constexpr MPI_Aint kBytes = 512;
-
-int error_class(int rc) {
-  int cls = rc;
-  MPI_Error_class(rc, &cls);
-  return cls;
-}
 
 // MPI_Reduce_local's class for op on type, in a child (-1: it died).
 int reduce_local_class(MPI_Op op, MPI_Datatype type) {

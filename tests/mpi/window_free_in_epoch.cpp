@@ -17,6 +17,8 @@
 
 #include "tests/mpi/checker.hpp"
 
+using shim::test::error_class;
+
 namespace {
 
 constexpr int kElements = 4;
@@ -61,12 +63,6 @@ const char* name(Kind kind) {
       return "shim's MPI_Win_create window";
   }
   return "";
-}
-
-int error_class(int rc) {
-  int cls = rc;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls;
 }
 
 void check_elements(shim::test::Checker& check, const long* got, long expected, const std::string& where) {

@@ -26,12 +26,6 @@ std::string class_name(int cls) {
 
 }  // namespace
 
-int error_class(int rc) {
-  int cls = rc;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls;
-}
-
 void expect_class(int rc, int want, const std::string& where) {
   const int got = error_class(rc);
   check->expect(got == want, where + ": error class " + class_name(got) + ", expected " + class_name(want));

@@ -24,7 +24,6 @@ inline std::string str(long long v) { return std::to_string(v); }
 inline void ok(int rc, const std::string& where) { check->expect_success(rc, where); }
 // The error class `rc` belongs to must be `want` (MPI_SUCCESS included).
 void expect_class(int rc, int want, const std::string& where);
-int error_class(int rc);
 
 struct Block {
   MPI_Count first = 0;
