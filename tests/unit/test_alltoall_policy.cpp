@@ -110,7 +110,7 @@ TEST_CASE("onload NICs aggregate while ppn x block fits SA_MAX", "[policy]") {
   // The scale model's crossover: SA wins while ppn x block <= 4 KiB.
   CHECK(pick(8, 16, 16) == AlltoallAlgorithm::sa);
   CHECK(pick(512, 64, 8) == AlltoallAlgorithm::sa);
-  CHECK(pick(513, 64, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(513, 32, 8) == AlltoallAlgorithm::native);
   CHECK(pick(32, 4, 4) == AlltoallAlgorithm::sa);
   CHECK(pick(255, 16, 8, NicClass::offload) == AlltoallAlgorithm::sa);  // 128 processes: below many-ranks linear
   CHECK(pick(1024, 33, 4) == AlltoallAlgorithm::sa);                    // 132 processes: too many for many-ranks linear
@@ -181,8 +181,20 @@ TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[p
   CHECK(rule_for({512, 64, 16, NicClass::onload, {}}).name == "aggregate-many-cores");
   CHECK(pick(513, 64, 16) == AlltoallAlgorithm::native);
   CHECK(pick(256, 8, 32) == AlltoallAlgorithm::sa);
-  CHECK(pick(1024, 64, 8) == AlltoallAlgorithm::native);  // 8 KiB, but 8 per node
-  CHECK(pick(600, 64, 15) == AlltoallAlgorithm::native);
+  CHECK(pick(1024, 32, 8) == AlltoallAlgorithm::native);  // 8 KiB, but 8 per node
+  CHECK(pick(600, 32, 15) == AlltoallAlgorithm::native);
+}
+
+TEST_CASE("from 64 nodes SA aggregates up to twice SA_MAX", "[policy]") {
+  CHECK(pick(1024, 64, 8) == AlltoallAlgorithm::sa);  // 8 KiB
+  CHECK(rule_for({1024, 64, 8, NicClass::onload, {}}).name == "aggregate-many-nodes");
+  CHECK(pick(2048, 64, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(1024, 128, 8) == AlltoallAlgorithm::sa);
+  CHECK(pick(1025, 64, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(1024, 63, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(2048, 63, 4) == AlltoallAlgorithm::native);
+  const AlltoallFacts facts{1024, 64, 8, NicClass::onload, {}};
+  CHECK_THAT(explanation(facts), Catch::Contains("ppn x block = 8 KiB <= 8 KiB, 64 nodes x 8"));
 }
 
 TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 2 KiB per rank", "[policy]") {
