@@ -338,7 +338,7 @@ constexpr std::array kRules = {
     AlltoallRule{"aggregate-many-nodes", "nodes >= 64 && ppn * block <= 2 * SHIM_ALLTOALL_SA_MAX",
                  AlltoallAlgorithm::sa,
                  "from 64 nodes ppn times fewer messages still pay at twice the bytes (scale model, 8 KiB "
-                 "aggregated: 0.84x MPICH at 64 x 8, 0.89x at 64 x 4, 0.92x at 128 x 4, against 0.98x at 48 x 8)",
+                 "aggregated: 0.83-0.92x MPICH at 64-128 nodes x 4-8, against 0.98x at 32-48 nodes x 8)",
                  [](const AlltoallFacts& f) { return f.nodes >= kManyNodes && within_twice_sa_max(f); },
                  [](const AlltoallFacts& f) { return explain_twice_sa_max(f); }},
     AlltoallRule{"offload-aggregate", "nic == offload && ppn * block <= 4 * SHIM_ALLTOALL_SA_MAX",
