@@ -179,22 +179,24 @@ TEST_CASE("from 65 to 128 processes, blocks of 256 B-64 KiB go linear, on offloa
 TEST_CASE("sixteen or more processes per node aggregate up to twice SA_MAX", "[policy]") {
   CHECK(pick(512, 64, 16) == AlltoallAlgorithm::sa);  // 8 KiB
   CHECK(rule_for({512, 64, 16, NicClass::onload, {}}).name == "aggregate-many-cores");
-  CHECK(pick(513, 64, 16) == AlltoallAlgorithm::native);
+  CHECK(pick(513, 32, 16) == AlltoallAlgorithm::native);
   CHECK(pick(256, 8, 32) == AlltoallAlgorithm::sa);
   CHECK(pick(1024, 32, 8) == AlltoallAlgorithm::native);  // 8 KiB, but 8 per node
   CHECK(pick(600, 32, 15) == AlltoallAlgorithm::native);
 }
 
-TEST_CASE("from 64 nodes SA aggregates up to twice SA_MAX", "[policy]") {
+TEST_CASE("from 64 nodes SA aggregates up to four times SA_MAX", "[policy]") {
   CHECK(pick(1024, 64, 8) == AlltoallAlgorithm::sa);  // 8 KiB
   CHECK(rule_for({1024, 64, 8, NicClass::onload, {}}).name == "aggregate-many-nodes");
-  CHECK(pick(2048, 64, 4) == AlltoallAlgorithm::sa);
-  CHECK(pick(1024, 128, 8) == AlltoallAlgorithm::sa);
-  CHECK(pick(1025, 64, 8) == AlltoallAlgorithm::native);
+  CHECK(pick(2048, 64, 8) == AlltoallAlgorithm::sa);  // 16 KiB
+  CHECK(pick(1024, 64, 16) == AlltoallAlgorithm::sa);
+  CHECK(rule_for({1024, 64, 16, NicClass::onload, {}}).name == "aggregate-many-nodes");
+  CHECK(pick(4096, 128, 4) == AlltoallAlgorithm::sa);
+  CHECK(pick(2049, 64, 8) == AlltoallAlgorithm::native);
   CHECK(pick(1024, 63, 8) == AlltoallAlgorithm::native);
   CHECK(pick(2048, 63, 4) == AlltoallAlgorithm::native);
-  const AlltoallFacts facts{1024, 64, 8, NicClass::onload, {}};
-  CHECK_THAT(explanation(facts), Catch::Contains("ppn x block = 8 KiB <= 8 KiB, 64 nodes x 8"));
+  const AlltoallFacts facts{1024, 64, 16, NicClass::onload, {}};
+  CHECK_THAT(explanation(facts), Catch::Contains("ppn x block = 16 KiB <= 16 KiB, 64 nodes x 16"));
 }
 
 TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 2 KiB per rank", "[policy]") {
@@ -375,7 +377,7 @@ TEST_CASE("offload NICs aggregate up to four times SA_MAX", "[policy]") {
   CHECK(pick(1024, 12, 16, NicClass::offload) == AlltoallAlgorithm::sa);
   CHECK(pick(4097, 64, 4, NicClass::offload) == AlltoallAlgorithm::native);
   CHECK(pick(16384, 64, 3, NicClass::offload) == AlltoallAlgorithm::native);
-  CHECK(pick(4096, 64, 4) == AlltoallAlgorithm::native);  // onload: SA only ties
+  CHECK(pick(4096, 48, 4) == AlltoallAlgorithm::native);  // onload below 64 nodes: SA only ties
   AlltoallThresholds wider;
   wider.sa_max_bytes = 8192;
   CHECK(pick(8192, 64, 4, NicClass::offload, wider) == AlltoallAlgorithm::sa);
