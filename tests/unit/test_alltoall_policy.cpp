@@ -377,7 +377,7 @@ TEST_CASE("offload NICs aggregate up to four times SA_MAX", "[policy]") {
   CHECK(pick(1024, 12, 16, NicClass::offload) == AlltoallAlgorithm::sa);
   CHECK(pick(4097, 64, 4, NicClass::offload) == AlltoallAlgorithm::native);
   CHECK(pick(16384, 64, 3, NicClass::offload) == AlltoallAlgorithm::native);
-  CHECK(pick(4096, 48, 4) == AlltoallAlgorithm::native);  // onload below 64 nodes: SA only ties
+  CHECK(pick(4096, 48, 4) == AlltoallAlgorithm::native);  // onload: four times SA_MAX from 64 nodes only
   AlltoallThresholds wider;
   wider.sa_max_bytes = 8192;
   CHECK(pick(8192, 64, 4, NicClass::offload, wider) == AlltoallAlgorithm::sa);
