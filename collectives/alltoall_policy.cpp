@@ -153,9 +153,16 @@ bool sends_outlast_link(const AlltoallFacts& facts) {
          aggregated_bytes(facts) <= costly_sends_aggregate_max(facts);
 }
 
-std::int64_t offload_aggregate_max(const AlltoallFacts& facts) {
-  return saturating_product(kOffloadAggregateSpan, facts.thresholds.sa_max_bytes);
+std::int64_t sa_max_times(const AlltoallFacts& f, std::int64_t factor) {
+  return saturating_product(factor, f.thresholds.sa_max_bytes);
 }
+
+std::string explain_sa_max_times(const AlltoallFacts& f, std::int64_t factor) {
+  return "ppn x block = " + format_bytes(aggregated_bytes(f)) + " <= " + format_bytes(sa_max_times(f, factor)) + ", " +
+         std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn);
+}
+
+std::int64_t offload_aggregate_max(const AlltoallFacts& facts) { return sa_max_times(facts, kOffloadAggregateSpan); }
 
 std::int64_t linear_min_block(const AlltoallFacts& facts) {
   return layout_ranks(facts) <= kLinearSmallBlockMaxRanks ? kLinearMinBlockBytes : kLinearManyRanksMinBlockBytes;
@@ -211,15 +218,6 @@ bool one_per_node_linear_fits(const AlltoallFacts& facts) {
 // and nodes from which it pays up to four times.
 constexpr int kManyCores = 16;
 constexpr int kManyNodes = 64;
-
-std::int64_t sa_max_times(const AlltoallFacts& f, std::int64_t factor) {
-  return saturating_product(factor, f.thresholds.sa_max_bytes);
-}
-
-std::string explain_sa_max_times(const AlltoallFacts& f, std::int64_t factor) {
-  return "ppn x block = " + format_bytes(aggregated_bytes(f)) + " <= " + format_bytes(sa_max_times(f, factor)) + ", " +
-         std::to_string(f.nodes) + " nodes x " + std::to_string(f.ppn);
-}
 
 constexpr std::array kRules = {
     AlltoallRule{"single-node", "nodes == 1", AlltoallAlgorithm::native,
@@ -323,12 +321,8 @@ constexpr std::array kRules = {
     AlltoallRule{"aggregate", "ppn * block <= SHIM_ALLTOALL_SA_MAX", AlltoallAlgorithm::sa,
                  "start-up cost dominates: ppn times fewer, larger inter-node messages, sent by all cores "
                  "(Kumar, Mamidala and Panda, Figure 7)",
-                 [](const AlltoallFacts& f) { return aggregated_bytes(f) <= f.thresholds.sa_max_bytes; },
-                 [](const AlltoallFacts& f) {
-                   return "ppn x block = " + format_bytes(aggregated_bytes(f)) +
-                          " <= " + format_bytes(f.thresholds.sa_max_bytes) + ", " + std::to_string(f.nodes) +
-                          " nodes x " + std::to_string(f.ppn);
-                 }},
+                 [](const AlltoallFacts& f) { return aggregated_bytes(f) <= sa_max_times(f, 1); },
+                 [](const AlltoallFacts& f) { return explain_sa_max_times(f, 1); }},
     AlltoallRule{
         "aggregate-many-cores", "ppn >= 16 && ppn * block <= 2 * SHIM_ALLTOALL_SA_MAX", AlltoallAlgorithm::sa,
         "sixteen or more senders per node still gain from aggregation at twice the bytes (scale model, "
