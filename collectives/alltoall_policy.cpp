@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "collectives/alltoall_schedules.hpp"
 #include "common/format.hpp"
 
 namespace shim::coll {
@@ -97,12 +98,22 @@ int node_pair_partners(const AlltoallFacts& facts) {
   return (facts.nodes - 1 + carriers - 1) / carriers;
 }
 
+// What two hops save node pairs' intra-node steps (NodePairsCosts).
+double node_pairs_two_hops_saving_us(const AlltoallFacts& facts) {
+  if (facts.ppn < kNodePairsTwoHopsMinPpn) return 0.0;
+  const int saved_messages = 2 * (facts.ppn - 1 - two_hop_messages(facts.ppn));
+  const double rank_kib = facts.nodes * static_cast<double>(facts.ppn) * static_cast<double>(facts.block_bytes) / 1024;
+  return kNodePairsCosts.two_hops_us_per_message_saved * saved_messages -
+         kNodePairsCosts.two_hops_us_per_rank_kib * rank_kib;
+}
+
 double node_pairs_extra_us(const AlltoallFacts& facts) {
   const double ppn = facts.ppn;
   const double node_kib = facts.nodes * ppn * ppn * static_cast<double>(facts.block_bytes) / 1024;
   return kNodePairsCosts.extra_us +
          (kNodePairsCosts.us_per_partner + extra_send_us(facts)) * node_pair_partners(facts) +
-         kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib;
+         kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib -
+         node_pairs_two_hops_saving_us(facts);
 }
 
 // As far as the scale model timed node pairs (kNodePairsMaxPartners).

@@ -112,6 +112,23 @@ Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank);
 // the NIC and into receivers' queues at once.
 inline constexpr int kNodePairsInFlight = 24;
 
+// From this many processes on the largest node, node pairs' intra-node
+// steps take two hops (intra_node_exchange_two_hops). Scale model, onload
+// platform, node pairs in one hop against two (`bench/sim/simrun.py
+// ib-onload NxP alltoall shim-node-pairs 1,2,4,8,16`, 2026-12-01): 64 x 8
+// lost at every block (1.87 / 3.04 / 7.75 us at 1 / 4 / 16 B against 1.93 /
+// 3.27 / 8.64); 32 x 12 gained up to 4 B (2.21 / 3.47 / 8.51 against 1.82
+// / 3.16 / 8.55); with 16 per node two hops took 1.75 / 2.13 / 2.87 / 4.36
+// / 7.35 us at 16 x 16 (one hop 2.45 / 2.82 / 3.53 / 4.97 / 7.84), 2.16 /
+// 2.91 / 4.41 / 7.43 / 13.46 at 32 x 16 (2.86 / 3.58 / 5.03 / 7.92 /
+// 13.71) and 2.98 / 4.50 / 7.55 / 13.65 / 25.84 at 64 x 16 (3.64 / 5.10 /
+// 8.02 / 13.88 / 25.61).
+inline constexpr int kNodePairsTwoHopsMinPpn = 12;
+
+// Messages a rank of a full row sends to other local ranks over both hops
+// of the two-hop exchange on a node of `ppn`: (width - 1) + (rows - 1).
+int two_hop_messages(int ppn);
+
 // Dispatches to the builders above; native has no schedule.
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank);
 
@@ -129,6 +146,29 @@ int proxy_on_node(const topo::Layout& layout, int node, int rank);
 // first peer. A transfer without runs is left out, on both sides alike.
 Phase intra_node_exchange(const topo::Layout& layout, int rank, const std::function<std::vector<Run>(int)>& sent_to,
                           const std::function<std::vector<Run>(int)>& received_from);
+
+// What an intra-node exchange moves: the calling rank's runs to and from
+// each local rank, and how many blocks any local rank sends any other (the
+// same count on both sides; a rank that relays blocks needs it).
+struct IntraNodeTransfers {
+  std::function<std::vector<Run>(int)> sent_to;
+  std::function<std::vector<Run>(int)> received_from;
+  std::function<std::int64_t(int, int)> blocks;
+};
+
+// The same exchange in two hops through a grid of the node's local ranks
+// (rows of ceil(sqrt(ppn))): first within a row, then within a column, so a
+// rank sends about 2 (sqrt(ppn) - 1) messages instead of ppn - 1, each
+// block travelling twice. Where a message's fixed costs outweigh its bytes
+// (tiny blocks, many processes per node), that is the cheaper exchange.
+// A hub keeps what it relays in stage from `relay_base`, relay_blocks long.
+struct TwoHopExchange {
+  Phase first;
+  Phase second;
+  std::int64_t relay_blocks = 0;
+};
+TwoHopExchange intra_node_exchange_two_hops(const topo::Layout& layout, int rank, const IntraNodeTransfers& transfers,
+                                            std::int64_t relay_base);
 
 // On a uniform, non-consecutive layout, a local copy between the user's
 // buffer `user` (indexed by rank) and `stage` from `stage_base` on, where

@@ -209,7 +209,7 @@ TEST_CASE("where SA's rail step would be Bruck, MPI's own Bruck takes over from 
   CHECK(pick(4, 256, 2) == AlltoallAlgorithm::sa);  // 2 KiB exactly
   // A point-to-point rail step keeps SA however much each rank holds.
   CHECK(pick(256, 192, 2) == AlltoallAlgorithm::sa);
-  CHECK(pick(1, 16, 16) == AlltoallAlgorithm::sa);
+  CHECK(pick(16, 16, 16) == AlltoallAlgorithm::sa);
   const AlltoallFacts facts{8, 192, 2, NicClass::onload, {}};
   CHECK_THAT(explanation(facts), Catch::Contains("192 nodes x 2 x block 8 B > 2 KiB, rail step 8 Bruck rounds"));
 }
@@ -232,14 +232,17 @@ TEST_CASE("in place, no rule counts on MPI's Bruck", "[policy]") {
 
 TEST_CASE("node pairs replace SA where its rail step costs more than their second exchange", "[policy]") {
   // {block, nodes, ppn}, against the scale model's times (NodePairsCosts).
-  CHECK(pick(1, 64, 16) == AlltoallAlgorithm::node_pairs);  // 3.6 us, SA 7.7
+  // From 12 per node node pairs' intra-node steps take two hops.
+  CHECK(pick(1, 64, 16) == AlltoallAlgorithm::node_pairs);  // 3.0 us, SA 7.7
   CHECK(rule_for({1, 64, 16, NicClass::onload, {}}).name == "node-pairs");
-  CHECK(pick(4, 64, 16) == AlltoallAlgorithm::node_pairs);  // 8.0, SA 10.7
+  CHECK(pick(4, 64, 16) == AlltoallAlgorithm::node_pairs);  // 7.5, SA 10.7
   CHECK(pick(1, 64, 8) == AlltoallAlgorithm::node_pairs);   // 1.9, SA 5.4 (a Bruck rail step)
   CHECK(pick(16, 64, 8) == AlltoallAlgorithm::node_pairs);  // 7.7, SA 10.2
-  CHECK(pick(8, 32, 16) == AlltoallAlgorithm::node_pairs);  // 7.9, SA 8.0
-  CHECK(pick(16, 32, 16) == AlltoallAlgorithm::sa);         // 13.7, SA 13.2
-  CHECK(pick(1, 16, 16) == AlltoallAlgorithm::sa);          // two waves: a tie at best
+  CHECK(pick(8, 32, 16) == AlltoallAlgorithm::node_pairs);  // 7.4, SA 8.0
+  CHECK(pick(16, 32, 16) == AlltoallAlgorithm::sa);         // 13.5, SA 13.2
+  CHECK(pick(1, 16, 16) == AlltoallAlgorithm::node_pairs);  // 1.8, SA 2.5 (one hop: 2.5)
+  CHECK(pick(4, 16, 16) == AlltoallAlgorithm::node_pairs);  // 2.9, SA 3.4 (one hop: 3.5)
+  CHECK(pick(16, 16, 16) == AlltoallAlgorithm::sa);         // 7.3, SA 7.3
   CHECK(pick(64, 64, 16) == AlltoallAlgorithm::sa);         // 64 KiB into each node
   CHECK(pick(1, 64, 4) == AlltoallAlgorithm::node_pairs);   // 1.5, SA 4.4
   CHECK(pick(32, 48, 2) == AlltoallAlgorithm::node_pairs);  // 2.0, SA 5.0
@@ -251,7 +254,7 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
   CHECK_THAT(explanation(facts),
              Catch::Contains(
-                 "SA's rail step about 6.6 us against about 2.3 us that node pairs add (4 partners, 64 nodes x 16)"));
+                 "SA's rail step about 6.6 us against about 1.6 us that node pairs add (4 partners, 64 nodes x 16)"));
 }
 
 TEST_CASE("where each message costs its sender more, the estimates count the messages", "[policy]") {

@@ -232,6 +232,62 @@ TEST_CASE("node pairs send one message per pair of nodes, spread over the local 
 
 namespace {
 
+// Nodes of the given sizes, ranks dealt out node after node.
+Layout of_sizes(const std::vector<int>& sizes) {
+  std::vector<std::int64_t> keys;
+  for (std::size_t node = 0; node < sizes.size(); ++node) keys.insert(keys.end(), sizes[node], std::int64_t(node));
+  return Layout::from_node_keys(keys);
+}
+
+// Layouts whose largest node takes node pairs' two-hop intra-node steps,
+// with every other node size from 1 to 20 (grids with a short last row,
+// one row, one rank).
+std::vector<Layout> two_hop_layouts() {
+  std::vector<Layout> layouts = {blocked(3, 16), blocked(2, 17), of_sizes({16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}),
+                                 of_sizes({11, 12, 13, 14, 15, 20, 18, 19})};
+  std::vector<std::int64_t> round_robin;  // 37 processes on 2 nodes, dealt out in turn
+  for (int rank = 0; rank < 37; ++rank) round_robin.push_back(rank % 2);
+  layouts.push_back(from(round_robin));
+  return layouts;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "node pairs' two-hop intra-node steps deliver every block, with at most 2 (ceil(sqrt(ppn)) - 1) + 1 "
+    "messages per rank and step",
+    "[schedule]") {
+  for (const Layout& layout : two_hop_layouts()) {
+    INFO(layout.describe());
+    REQUIRE(layout.max_ppn() >= shim::coll::kNodePairsTwoHopsMinPpn);
+    const auto result = shim::test::simulate_alltoall(AlltoallAlgorithm::node_pairs, layout);
+    for (const auto& error : result.errors) FAIL_CHECK(error);
+    const auto aliased = shim::test::simulate_alltoall(AlltoallAlgorithm::node_pairs, layout, /*in_place=*/true);
+    for (const auto& error : aliased.errors) FAIL_CHECK(error);
+    for (int rank = 0; rank < layout.size(); ++rank) {
+      const auto schedule = shim::coll::build_alltoall_schedule(AlltoallAlgorithm::node_pairs, layout, rank);
+      CHECK(shim::coll::schedule_traffic(schedule, layout, rank) == result.traffic[rank]);
+      REQUIRE(schedule.phases.size() == 5);
+      const int ppn = layout.ppn(layout.node_of(rank));
+      int width = 1;
+      while (width * width < ppn) ++width;
+      for (std::size_t phase : {0U, 1U, 3U, 4U}) {
+        INFO("rank " << rank << ", phase " << phase);
+        for (const auto* transfers : {&schedule.phases[phase].sends, &schedule.phases[phase].recvs}) {
+          int others = 0;
+          for (const auto& transfer : *transfers) {
+            CHECK(layout.same_node(transfer.peer, rank));
+            others += transfer.peer != rank;
+          }
+          CHECK(others <= 2 * (width - 1) + 1);
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
 // Runs every paced phase of `algorithm` on `layout` as the PMPI executor
 // does, with `window` messages in flight each way, where a message moves
 // only once both its send and its receive are posted (MPI's rendezvous
