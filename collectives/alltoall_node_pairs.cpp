@@ -126,12 +126,11 @@ IntraNodeTransfers distribute(const topo::Layout& layout, int rank, const StageM
           [carried = carried_ranks(layout, node)](int from, int) { return carried[static_cast<std::size_t>(from)]; }};
 }
 
-// Appends an intra-node step, in one hop or, from kNodePairsTwoHopsMinPpn
-// processes on the largest node, in two (the same on every node, so that
-// every rank runs as many phases); returns the relay's stage blocks.
-std::int64_t append_intra_node(Schedule& schedule, const topo::Layout& layout, int rank,
+// Appends an intra-node step, in one hop or two; returns the relay's stage
+// blocks.
+std::int64_t append_intra_node(Schedule& schedule, const topo::Layout& layout, int rank, bool two_hops,
                                const IntraNodeTransfers& transfers, std::int64_t relay_base) {
-  if (layout.max_ppn() < kNodePairsTwoHopsMinPpn) {
+  if (!two_hops) {
     schedule.phases.push_back(intra_node_exchange(layout, rank, transfers.sent_to, transfers.received_from));
     return 0;
   }
@@ -143,16 +142,16 @@ std::int64_t append_intra_node(Schedule& schedule, const topo::Layout& layout, i
 
 }  // namespace
 
-Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank) {
+Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank, bool two_hops) {
   const int node = layout.node_of(rank);
   const StageMap stage = map_stage(layout, node, partners(layout, node, layout.local_rank(rank)));
   Schedule schedule;
   // The relays of steps 1 and 3 share stage beyond the pairs' blocks.
   const std::int64_t relay_first =
-      append_intra_node(schedule, layout, rank, aggregate(layout, rank, stage), stage.blocks);
+      append_intra_node(schedule, layout, rank, two_hops, aggregate(layout, rank, stage), stage.blocks);
   schedule.phases.push_back(exchange_pairs(layout, rank, stage));
   const std::int64_t relay_third =
-      append_intra_node(schedule, layout, rank, distribute(layout, rank, stage), stage.blocks);
+      append_intra_node(schedule, layout, rank, two_hops, distribute(layout, rank, stage), stage.blocks);
   schedule.stage_blocks = stage.blocks + std::max(relay_first, relay_third);
   // Step 1 writes the node's own blocks into the receive buffer while other
   // send blocks are still to be read.

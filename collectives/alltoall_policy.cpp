@@ -100,7 +100,7 @@ int node_pair_partners(const AlltoallFacts& facts) {
 
 // What two hops save node pairs' intra-node steps (NodePairsCosts).
 double node_pairs_two_hops_saving_us(const AlltoallFacts& facts) {
-  if (facts.ppn < kNodePairsTwoHopsMinPpn) return 0.0;
+  if (facts.ppn < kNodePairsTwoHopsMinPpn || facts.block_bytes > kNodePairsTwoHopsMaxBlockBytes) return 0.0;
   const int saved_messages = 2 * (facts.ppn - 1 - two_hop_messages(facts.ppn));
   const double rank_kib = facts.nodes * static_cast<double>(facts.ppn) * static_cast<double>(facts.block_bytes) / 1024;
   return kNodePairsCosts.two_hops_us_per_message_saved * saved_messages -

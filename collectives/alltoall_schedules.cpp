@@ -48,8 +48,18 @@ Phase regroup_by_node(const topo::Layout& layout, int rank, Buffer user, std::in
   return copy;
 }
 
+ScheduleKind schedule_kind(AlltoallAlgorithm algorithm, const topo::Layout& layout, std::int64_t block_bytes) {
+  const bool two_hops = algorithm == AlltoallAlgorithm::node_pairs && layout.max_ppn() >= kNodePairsTwoHopsMinPpn &&
+                        block_bytes <= kNodePairsTwoHopsMaxBlockBytes;
+  return {algorithm, two_hops};
+}
+
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank) {
-  switch (algorithm) {
+  return build_alltoall_schedule(ScheduleKind{algorithm, false}, layout, rank);
+}
+
+Schedule build_alltoall_schedule(ScheduleKind kind, const topo::Layout& layout, int rank) {
+  switch (kind.algorithm) {
     case AlltoallAlgorithm::sa:
       return build_sa_schedule(layout, rank);
     case AlltoallAlgorithm::rd:
@@ -59,7 +69,7 @@ Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout
     case AlltoallAlgorithm::linear:
       return build_linear_schedule(layout, rank);
     case AlltoallAlgorithm::node_pairs:
-      return build_node_pairs_schedule(layout, rank);
+      return build_node_pairs_schedule(layout, rank, kind.two_hops);
     case AlltoallAlgorithm::native:
       break;
   }

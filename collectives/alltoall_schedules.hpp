@@ -102,7 +102,7 @@ std::int64_t linear_paced_from_block_bytes(std::int64_t ranks, int max_ppn);
 // ceil((nodes - 1) / ppn) messages per rank instead of nodes - 1: where
 // per-message costs dominate (tiny blocks, many nodes), that is what counts.
 // Not in-place safe.
-Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank);
+Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank, bool two_hops);
 
 // Messages of node pairs' inter-node step in flight per rank and direction.
 // Up to this many partners every message is posted at once, as the scale
@@ -112,24 +112,39 @@ Schedule build_node_pairs_schedule(const topo::Layout& layout, int rank);
 // the NIC and into receivers' queues at once.
 inline constexpr int kNodePairsInFlight = 24;
 
-// From this many processes on the largest node, node pairs' intra-node
-// steps take two hops (intra_node_exchange_two_hops). Scale model, onload
-// platform, node pairs in one hop against two (`bench/sim/simrun.py
-// ib-onload NxP alltoall shim-node-pairs 1,2,4,8,16`, 2026-12-01): 64 x 8
-// lost at every block (1.87 / 3.04 / 7.75 us at 1 / 4 / 16 B against 1.93 /
-// 3.27 / 8.64); 32 x 12 gained up to 4 B (2.21 / 3.47 / 8.51 against 1.82
-// / 3.16 / 8.55); with 16 per node two hops took 1.75 / 2.13 / 2.87 / 4.36
-// / 7.35 us at 16 x 16 (one hop 2.45 / 2.82 / 3.53 / 4.97 / 7.84), 2.16 /
-// 2.91 / 4.41 / 7.43 / 13.46 at 32 x 16 (2.86 / 3.58 / 5.03 / 7.92 /
-// 13.71) and 2.98 / 4.50 / 7.55 / 13.65 / 25.84 at 64 x 16 (3.64 / 5.10 /
-// 8.02 / 13.88 / 25.61).
+// Node pairs' intra-node steps take two hops for blocks of at most
+// kNodePairsTwoHopsMaxBlockBytes where the largest node holds at least
+// kNodePairsTwoHopsMinPpn processes. Scale model, onload platform, node pairs
+// in one hop against two (`bench/sim/simrun.py ib-onload NxP alltoall
+// shim-node-pairs SIZES`, 2026-12-01): 64 x 8 lost at every block (1.87 /
+// 3.04 / 7.75 us at 1 / 4 / 16 B against 1.93 / 3.27 / 8.64); 32 x 12 gained
+// up to 4 B (2.21 / 3.47 / 8.51 against 1.82 / 3.16 / 8.55); with 16 per
+// node two hops took 1.75 / 2.13 / 2.87 / 4.36 / 7.35 us at 1-16 B at 16 x 16
+// (one hop 2.45 / 2.82 / 3.53 / 4.97 / 7.84), 2.16 / 2.91 / 4.41 / 7.43 /
+// 13.46 at 32 x 16 (2.86 / 3.58 / 5.03 / 7.92 / 13.71) and 2.98 / 4.50 /
+// 7.55 / 13.65 / 25.84 at 64 x 16 (3.64 / 5.10 / 8.02 / 13.88 / 25.61). From
+// 64 B they lost at every layout timed: 2 x 16, 4 x 16, 8 x 16 at 64 B 6.53
+// / 9.61 / 15.45 us against 6.39 / 9.22 / 14.97, at 256 B 21.3 / 36.8 /
+// 61.2 against 13.8 / 25.0 / 47.9; 64 x 16 at 64 B 118.9 against 100.2.
 inline constexpr int kNodePairsTwoHopsMinPpn = 12;
+inline constexpr std::int64_t kNodePairsTwoHopsMaxBlockBytes = 16;
+
+// The schedule an algorithm runs for blocks of `block_bytes`: node pairs
+// has two (its intra-node steps in one hop or in two), the others one.
+struct ScheduleKind {
+  AlltoallAlgorithm algorithm = AlltoallAlgorithm::native;
+  bool two_hops = false;
+  friend bool operator==(const ScheduleKind&, const ScheduleKind&) = default;
+};
+ScheduleKind schedule_kind(AlltoallAlgorithm algorithm, const topo::Layout& layout, std::int64_t block_bytes);
 
 // Messages a rank of a full row sends to other local ranks over both hops
 // of the two-hop exchange on a node of `ppn`: (width - 1) + (rows - 1).
 int two_hop_messages(int ppn);
 
 // Dispatches to the builders above; native has no schedule.
+Schedule build_alltoall_schedule(ScheduleKind kind, const topo::Layout& layout, int rank);
+// The algorithm's one-hop schedule.
 Schedule build_alltoall_schedule(AlltoallAlgorithm algorithm, const topo::Layout& layout, int rank);
 
 // The ranks of the whole layout whose blocks local rank `local` of `node`

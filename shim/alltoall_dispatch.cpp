@@ -97,7 +97,7 @@ std::string AlltoallCall::describe(const CommState&, const topo::Hierarchy& hier
 void AlltoallCall::record(const Decision<AlltoallCall>& decision, CommState& state, const topo::Hierarchy&,
                           std::int64_t block) const {
   const bool native = decision.algorithm == Algorithm::native;
-  const coll::Traffic* traffic = native ? nullptr : &state.alltoall_plan(decision.algorithm).traffic;
+  const coll::Traffic* traffic = native ? nullptr : &state.alltoall_plan(decision.algorithm, block).traffic;
   stats::Record r{
       stats::Collective::alltoall, static_cast<int>(decision.algorithm), block, state.rank() == 0, state.size() * block,
       traffic != nullptr};
@@ -119,7 +119,7 @@ int AlltoallCall::run(const Decision<AlltoallCall>& decision, CommState& state, 
   SHIM_TRY(rebase_bottom(args.sendbuf, args.sendtype, send));
   SHIM_TRY(rebase_bottom(args.recvbuf, args.recvtype, recv));
   const coll::AlltoallArgs rebased{send.base, args.sendcount, send.type, recv.base, args.recvcount, recv.type};
-  return coll::run_alltoall(rebased, block_bytes, state.alltoall_plan(decision.algorithm).schedule,
+  return coll::run_alltoall(rebased, block_bytes, state.alltoall_plan(decision.algorithm, block_bytes).schedule,
                             coll::rail_step_for(decision.algorithm, facts(state, hierarchy, block_bytes)), hierarchy,
                             state.scratch());
 }

@@ -66,12 +66,13 @@ int CommState::hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& o
   return MPI_SUCCESS;
 }
 
-const AlltoallPlan& CommState::alltoall_plan(coll::AlltoallAlgorithm algorithm) {
-  auto& plan = plans_[static_cast<int>(algorithm)];
+const AlltoallPlan& CommState::alltoall_plan(coll::AlltoallAlgorithm algorithm, std::int64_t block_bytes) {
+  const topo::Layout& layout = hierarchy_->layout();
+  const coll::ScheduleKind kind = coll::schedule_kind(algorithm, layout, block_bytes);
+  auto& plan = plans_[kind.two_hops ? coll::kAlltoallAlgorithms.size() : static_cast<std::size_t>(algorithm)];
   if (!plan) {
-    const topo::Layout& layout = hierarchy_->layout();
     const int rank = hierarchy_->rank();
-    coll::Schedule schedule = coll::build_alltoall_schedule(algorithm, layout, rank);
+    coll::Schedule schedule = coll::build_alltoall_schedule(kind, layout, rank);
     const coll::Traffic traffic = coll::schedule_traffic(schedule, layout, rank);
     plan = AlltoallPlan{std::move(schedule), traffic};
   }

@@ -74,7 +74,8 @@ class CommState {
   int hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& out);
   // The following require hierarchy().
   const topo::Layout& hierarchy_layout() const { return hierarchy_->layout(); }
-  const AlltoallPlan& alltoall_plan(coll::AlltoallAlgorithm algorithm);
+  // The schedule `algorithm` runs for blocks of `block_bytes`, built on first use.
+  const AlltoallPlan& alltoall_plan(coll::AlltoallAlgorithm algorithm, std::int64_t block_bytes);
   const coll::Traffic& flat_traffic() const { return flat_traffic_; }
 
   coll::ScratchBuffer& scratch() { return scratch_; }
@@ -136,7 +137,8 @@ class CommState {
   bool inter_ = false;
   std::unique_ptr<topo::Hierarchy> hierarchy_;
   coll::Traffic flat_traffic_;
-  std::array<std::optional<AlltoallPlan>, coll::kAlltoallAlgorithms.size()> plans_;
+  // One per algorithm, then node pairs in two hops (coll::ScheduleKind).
+  std::array<std::optional<AlltoallPlan>, coll::kAlltoallAlgorithms.size() + 1> plans_;
   coll::ScratchBuffer scratch_;
   std::optional<std::vector<int>> subnet_of_node_;
   topo::CostMatrix node_cost_;

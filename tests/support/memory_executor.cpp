@@ -38,11 +38,11 @@ struct Message {
 
 class Simulator {
  public:
-  Simulator(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout, bool in_place) : layout_(layout) {
+  Simulator(coll::ScheduleKind kind, const topo::Layout& layout, bool in_place) : layout_(layout) {
     const int size = layout.size();
     result_.traffic.resize(size);
     for (int rank = 0; rank < size; ++rank) {
-      schedules_.push_back(coll::build_alltoall_schedule(algorithm, layout, rank));
+      schedules_.push_back(coll::build_alltoall_schedule(kind, layout, rank));
       RankMemory memory;
       memory.send.resize(size);
       for (int dest = 0; dest < size; ++dest) memory.send[dest] = std::int64_t{rank} * size + dest;
@@ -213,8 +213,12 @@ class Simulator {
 
 }  // namespace
 
+SimulationResult simulate_alltoall(coll::ScheduleKind kind, const topo::Layout& layout, bool in_place) {
+  return Simulator(kind, layout, in_place).run();
+}
+
 SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout, bool in_place) {
-  return Simulator(algorithm, layout, in_place).run();
+  return simulate_alltoall(coll::ScheduleKind{algorithm, false}, layout, in_place);
 }
 
 }  // namespace shim::test

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/alltoall_algorithm.hpp"
+#include "collectives/alltoall_schedules.hpp"
 #include "collectives/traffic.hpp"
 #include "topology/layout.hpp"
 
@@ -23,6 +24,8 @@ struct SimulationResult {
 };
 
 // in_place: the send and receive buffers are one buffer, as with MPI_IN_PLACE.
+SimulationResult simulate_alltoall(coll::ScheduleKind kind, const topo::Layout& layout, bool in_place = false);
+// The algorithm's one-hop schedule.
 SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout,
                                    bool in_place = false);
 

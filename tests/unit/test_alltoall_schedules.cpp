@@ -239,9 +239,9 @@ Layout of_sizes(const std::vector<int>& sizes) {
   return Layout::from_node_keys(keys);
 }
 
-// Layouts whose largest node takes node pairs' two-hop intra-node steps,
-// with every other node size from 1 to 20 (grids with a short last row,
-// one row, one rank).
+// Layouts whose largest node takes node pairs' two-hop intra-node steps for
+// small blocks, with every other node size from 1 to 20 (grids with a short
+// last row, one row, one rank).
 std::vector<Layout> two_hop_layouts() {
   std::vector<Layout> layouts = {blocked(3, 16), blocked(2, 17), of_sizes({16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}),
                                  of_sizes({11, 12, 13, 14, 15, 20, 18, 19})};
@@ -253,19 +253,34 @@ std::vector<Layout> two_hop_layouts() {
 
 }  // namespace
 
+TEST_CASE("node pairs take two hops inside nodes from 12 per node, for blocks up to 16 B", "[schedule]") {
+  using shim::coll::schedule_kind;
+  for (const Layout& layout : two_hop_layouts()) {
+    CHECK(schedule_kind(AlltoallAlgorithm::node_pairs, layout, 1).two_hops);
+    CHECK(schedule_kind(AlltoallAlgorithm::node_pairs, layout, 16).two_hops);
+    CHECK_FALSE(schedule_kind(AlltoallAlgorithm::node_pairs, layout, 17).two_hops);
+    CHECK_FALSE(schedule_kind(AlltoallAlgorithm::sa, layout, 1).two_hops);
+  }
+  CHECK_FALSE(schedule_kind(AlltoallAlgorithm::node_pairs, blocked(64, 11), 1).two_hops);
+  CHECK_FALSE(schedule_kind(AlltoallAlgorithm::node_pairs, of_sizes({11, 3}), 1).two_hops);
+  CHECK(schedule_kind(AlltoallAlgorithm::node_pairs, of_sizes({3, 12}), 1).two_hops);
+}
+
 TEST_CASE(
     "node pairs' two-hop intra-node steps deliver every block, with at most 2 (ceil(sqrt(ppn)) - 1) + 1 "
     "messages per rank and step",
     "[schedule]") {
-  for (const Layout& layout : two_hop_layouts()) {
+  const shim::coll::ScheduleKind two_hops{AlltoallAlgorithm::node_pairs, true};
+  std::vector<Layout> layouts = two_hop_layouts();
+  for (const Layout& layout : layout_zoo()) layouts.push_back(layout);
+  for (const Layout& layout : layouts) {
     INFO(layout.describe());
-    REQUIRE(layout.max_ppn() >= shim::coll::kNodePairsTwoHopsMinPpn);
-    const auto result = shim::test::simulate_alltoall(AlltoallAlgorithm::node_pairs, layout);
+    const auto result = shim::test::simulate_alltoall(two_hops, layout);
     for (const auto& error : result.errors) FAIL_CHECK(error);
-    const auto aliased = shim::test::simulate_alltoall(AlltoallAlgorithm::node_pairs, layout, /*in_place=*/true);
+    const auto aliased = shim::test::simulate_alltoall(two_hops, layout, /*in_place=*/true);
     for (const auto& error : aliased.errors) FAIL_CHECK(error);
     for (int rank = 0; rank < layout.size(); ++rank) {
-      const auto schedule = shim::coll::build_alltoall_schedule(AlltoallAlgorithm::node_pairs, layout, rank);
+      const auto schedule = shim::coll::build_alltoall_schedule(two_hops, layout, rank);
       CHECK(shim::coll::schedule_traffic(schedule, layout, rank) == result.traffic[rank]);
       REQUIRE(schedule.phases.size() == 5);
       const int ppn = layout.ppn(layout.node_of(rank));
