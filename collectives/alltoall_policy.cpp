@@ -98,9 +98,14 @@ int node_pair_partners(const AlltoallFacts& facts) {
   return (facts.nodes - 1 + carriers - 1) / carriers;
 }
 
+// As coll::schedule_kind decides for node pairs.
+bool node_pairs_takes_two_hops(const AlltoallFacts& facts) {
+  return facts.ppn >= kNodePairsTwoHopsMinPpn && facts.block_bytes <= kNodePairsTwoHopsMaxBlockBytes;
+}
+
 // What two hops save node pairs' intra-node steps (NodePairsCosts).
 double node_pairs_two_hops_saving_us(const AlltoallFacts& facts) {
-  if (facts.ppn < kNodePairsTwoHopsMinPpn || facts.block_bytes > kNodePairsTwoHopsMaxBlockBytes) return 0.0;
+  if (!node_pairs_takes_two_hops(facts)) return 0.0;
   const int saved_messages = 2 * (facts.ppn - 1 - two_hop_messages(facts.ppn));
   const double rank_kib = facts.nodes * static_cast<double>(facts.ppn) * static_cast<double>(facts.block_bytes) / 1024;
   return kNodePairsCosts.two_hops_us_per_message_saved * saved_messages -
@@ -313,7 +318,8 @@ constexpr std::array kRules = {
                    return "SA's rail step about " + one_decimal(sa_rail_us(f)) + " us against about " +
                           one_decimal(node_pairs_extra_us(f)) + " us that node pairs add (" +
                           std::to_string(node_pair_partners(f)) + " partners, " + std::to_string(f.nodes) +
-                          " nodes x " + std::to_string(f.ppn) + send_cost_note(f) + ")";
+                          " nodes x " + std::to_string(f.ppn) + send_cost_note(f) +
+                          (node_pairs_takes_two_hops(f) ? ", two hops inside nodes" : "") + ")";
                  }},
     AlltoallRule{"many-nodes-bruck", "not in place && rail step would be Bruck && nodes * ppn * block > 2 KiB",
                  AlltoallAlgorithm::native,

@@ -252,9 +252,11 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(1, 258, 4) != AlltoallAlgorithm::node_pairs);  // 65
   CHECK(pick(1, 2, 32) == AlltoallAlgorithm::sa);           // one partner: a tie with SA's one message
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
-  CHECK_THAT(explanation(facts),
-             Catch::Contains(
-                 "SA's rail step about 6.6 us against about 1.6 us that node pairs add (4 partners, 64 nodes x 16)"));
+  CHECK_THAT(
+      explanation(facts),
+      Catch::Contains(
+          "SA's rail step about 6.6 us against about 1.6 us that node pairs add (4 partners, 64 nodes x 16, two hops "
+          "inside nodes)"));
 }
 
 TEST_CASE("where each message costs its sender more, the estimates count the messages", "[policy]") {
