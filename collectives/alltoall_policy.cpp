@@ -98,9 +98,9 @@ int node_pair_partners(const AlltoallFacts& facts) {
   return (facts.nodes - 1 + carriers - 1) / carriers;
 }
 
-// As coll::schedule_kind decides for node pairs.
+// As coll::schedule_kind decides for node pairs (with nodes x ppn ranks).
 bool node_pairs_takes_two_hops(const AlltoallFacts& facts) {
-  return facts.ppn >= kNodePairsTwoHopsMinPpn && facts.block_bytes <= kNodePairsTwoHopsMaxBlockBytes;
+  return node_pairs_take_two_hops(facts.ppn, saturating_product(facts.nodes, facts.ppn), facts.block_bytes);
 }
 
 // What two hops save node pairs' intra-node steps (NodePairsCosts).

@@ -160,14 +160,18 @@ inline constexpr int kOffloadAggregateSpan = 4;
 // rail step costs more, node pairs are within 10% of the better of the two
 // at all 66. E.g. 64 x 16 at 1 / 4 / 16 B: 3.6 / 8.0 / 25.6 us against SA's
 // 7.7 / 10.7 / 25.3; 48 x 2 at 1 B 1.5 against 4.1; 16 x 16 at 4 B 3.5
-// against 3.4 (intra-node steps in one hop; two hops below). Each partner adds the extra send cost
-// (kReferenceSendCostNs). Beyond kNodePairsInFlight partners (alltoall_schedules.hpp) the pairs step is paced; the same
-// costs still pick the faster of the two there (see kNodePairsMaxPartners). Where their intra-node steps take two hops
-// (kNodePairsTwoHopsMinPpn per node, blocks up to kNodePairsTwoHopsMaxBlockBytes): fewer messages, each block copied
-// twice. Against one hop that saved about 0.040 us per message a rank no longer sends in the two steps, less 0.061 us
-// per KiB the rank sends in all (nodes x ppn x block); fitted (least squares) over 18 points at 16 x 16, 32 x 16, 64 x
-// 16 (1-16 B) and 32 x 12 (1, 4, 16 B), within 0.03 us at 16 per node and 0.14 us at 12 (alltoall_schedules.hpp,
-// kNodePairsTwoHopsMinPpn).
+// against 3.4 (intra-node steps in one hop; two hops below). Each partner
+// adds the extra send cost (kReferenceSendCostNs). Beyond kNodePairsInFlight
+// partners (alltoall_schedules.hpp) the pairs step is paced; the same costs
+// still pick the faster of the two there (see kNodePairsMaxPartners).
+//
+// Where their intra-node steps take two hops (node_pairs_take_two_hops in
+// alltoall_schedules.hpp): fewer messages, each block copied twice. Against
+// one hop that saved about 0.040 us per message a rank no longer sends in
+// the two steps, less 0.061 us per KiB the rank sends in all (nodes x ppn x
+// block); fitted (least squares) over 18 points at 16 x 16, 32 x 16, 64 x 16
+// (1-16 B) and 32 x 12 (1, 4, 16 B), within 0.03 us at 16 per node and 0.14
+// us at 12.
 struct NodePairsCosts {
   double extra_us = 0.96;
   double us_per_partner = 0.043;

@@ -48,9 +48,14 @@ Phase regroup_by_node(const topo::Layout& layout, int rank, Buffer user, std::in
   return copy;
 }
 
+bool node_pairs_take_two_hops(int max_ppn, std::int64_t ranks, std::int64_t block_bytes) {
+  return max_ppn >= kNodePairsTwoHopsMinPpn && block_bytes <= kNodePairsTwoHopsMaxBlockBytes &&
+         ranks * block_bytes <= kNodePairsTwoHopsMaxRankBytes;
+}
+
 ScheduleKind schedule_kind(AlltoallAlgorithm algorithm, const topo::Layout& layout, std::int64_t block_bytes) {
-  const bool two_hops = algorithm == AlltoallAlgorithm::node_pairs && layout.max_ppn() >= kNodePairsTwoHopsMinPpn &&
-                        block_bytes <= kNodePairsTwoHopsMaxBlockBytes;
+  const bool two_hops = algorithm == AlltoallAlgorithm::node_pairs &&
+                        node_pairs_take_two_hops(layout.max_ppn(), layout.size(), block_bytes);
   return {algorithm, two_hops};
 }
 

@@ -126,8 +126,16 @@ inline constexpr int kNodePairsInFlight = 24;
 // 64 B they lost at every layout timed: 2 x 16, 4 x 16, 8 x 16 at 64 B 6.53
 // / 9.61 / 15.45 us against 6.39 / 9.22 / 14.97, at 256 B 21.3 / 36.8 /
 // 61.2 against 13.8 / 25.0 / 47.9; 64 x 16 at 64 B 118.9 against 100.2.
+// And where a rank sends more than kNodePairsTwoHopsMaxRankBytes in all
+// (ranks x block) two hops lost at 16 B too: 64 x 16 (16 KiB) 25.84 against
+// 25.61 us, 128 x 16 (32 KiB) 55.71 against 49.42; up to 8 KiB they won (64
+// x 16 at 8 B, 32 x 16 at 16 B) or tied (32 x 12 at 16 B, 6 KiB).
 inline constexpr int kNodePairsTwoHopsMinPpn = 12;
 inline constexpr std::int64_t kNodePairsTwoHopsMaxBlockBytes = 16;
+inline constexpr std::int64_t kNodePairsTwoHopsMaxRankBytes = 8 * 1024;
+// Whether node pairs take two hops inside nodes for `ranks` processes, at
+// most `max_ppn` per node, exchanging blocks of `block_bytes`.
+bool node_pairs_take_two_hops(int max_ppn, std::int64_t ranks, std::int64_t block_bytes);
 
 // The schedule an algorithm runs for blocks of `block_bytes`: node pairs
 // has two (its intra-node steps in one hop or in two), the others one.

@@ -253,7 +253,8 @@ std::vector<Layout> two_hop_layouts() {
 
 }  // namespace
 
-TEST_CASE("node pairs take two hops inside nodes from 12 per node, for blocks up to 16 B", "[schedule]") {
+TEST_CASE("node pairs take two hops inside nodes from 12 per node, for blocks up to 16 B and 8 KiB per rank",
+          "[schedule]") {
   using shim::coll::schedule_kind;
   for (const Layout& layout : two_hop_layouts()) {
     CHECK(schedule_kind(AlltoallAlgorithm::node_pairs, layout, 1).two_hops);
@@ -264,6 +265,9 @@ TEST_CASE("node pairs take two hops inside nodes from 12 per node, for blocks up
   CHECK_FALSE(schedule_kind(AlltoallAlgorithm::node_pairs, blocked(64, 11), 1).two_hops);
   CHECK_FALSE(schedule_kind(AlltoallAlgorithm::node_pairs, of_sizes({11, 3}), 1).two_hops);
   CHECK(schedule_kind(AlltoallAlgorithm::node_pairs, of_sizes({3, 12}), 1).two_hops);
+  CHECK(schedule_kind(AlltoallAlgorithm::node_pairs, blocked(64, 16), 8).two_hops);         // 8 KiB per rank
+  CHECK_FALSE(schedule_kind(AlltoallAlgorithm::node_pairs, blocked(64, 16), 16).two_hops);  // 16 KiB
+  CHECK_FALSE(schedule_kind(AlltoallAlgorithm::node_pairs, blocked(129, 16), 4).two_hops);
 }
 
 TEST_CASE(
