@@ -127,7 +127,9 @@ bool node_pairs_fit(const AlltoallFacts& facts) {
 }
 
 bool node_pairs_beat_sa(const AlltoallFacts& facts) {
-  return node_pairs_fit(facts) && sa_rail_us(facts) > node_pairs_extra_us(facts);
+  const bool paced = node_pair_partners(facts) > kNodePairsInFlight;
+  return node_pairs_fit(facts) && (!paced || facts.block_bytes <= kNodePairsPacedMaxBlockBytes) &&
+         sa_rail_us(facts) > node_pairs_extra_us(facts);
 }
 
 // Messages each rank sends to other nodes on the critical path, where a
@@ -234,6 +236,8 @@ bool one_per_node_linear_fits(const AlltoallFacts& facts) {
 // and nodes from which it pays up to four times.
 constexpr int kManyCores = 16;
 constexpr int kManyNodes = 64;
+// Below this many per node SA's aggregation saves too few messages there.
+constexpr int kManyNodesAggregateMinPpn = 4;
 
 constexpr std::array kRules = {
     AlltoallRule{"single-node", "nodes == 1", AlltoallAlgorithm::native,
@@ -357,13 +361,16 @@ constexpr std::array kRules = {
                    return "ppn x block = " + format_bytes(aggregated_bytes(f)) +
                           " <= " + format_bytes(offload_aggregate_max(f)) + ", offload NIC";
                  }},
-    AlltoallRule{
-        "aggregate-many-nodes", "nodes >= 64 && ppn * block <= 4 * SHIM_ALLTOALL_SA_MAX", AlltoallAlgorithm::sa,
-        "from 64 nodes ppn times fewer messages still pay at four times the bytes (scale model, 8 KiB "
-        "aggregated: 0.83-0.92x MPICH at 64-128 nodes x 4-8, against 0.98x at 32-48 nodes x 8; 16 KiB: "
-        "0.90-1.01x at 64-128 nodes x 4-16)",
-        [](const AlltoallFacts& f) { return f.nodes >= kManyNodes && aggregated_bytes(f) <= sa_max_times(f, 4); },
-        [](const AlltoallFacts& f) { return explain_sa_max_times(f, 4); }},
+    AlltoallRule{"aggregate-many-nodes", "nodes >= 64 && ppn >= 4 && ppn * block <= 4 * SHIM_ALLTOALL_SA_MAX",
+                 AlltoallAlgorithm::sa,
+                 "from 64 nodes ppn times fewer messages still pay at four times the bytes (scale model, 8 KiB "
+                 "aggregated: 0.83-0.92x MPICH at 64-128 nodes x 4-8, against 0.98x at 32-48 nodes x 8; 16 KiB: "
+                 "0.90-1.01x at 64-128 nodes x 4-16; with 2 per node they do not: 1.11x at 128 x 2, 4 KiB blocks)",
+                 [](const AlltoallFacts& f) {
+                   return f.nodes >= kManyNodes && f.ppn >= kManyNodesAggregateMinPpn &&
+                          aggregated_bytes(f) <= sa_max_times(f, 4);
+                 },
+                 [](const AlltoallFacts& f) { return explain_sa_max_times(f, 4); }},
     AlltoallRule{"costly-sends-aggregate", "send cost >= 1 us && ppn * block <= 2 x send cost x SHIM_NODE_BANDWIDTH",
                  AlltoallAlgorithm::sa,
                  "MPI's exchange keeps its senders busier than the link: ppn times fewer messages leave the link's "

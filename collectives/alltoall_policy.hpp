@@ -191,6 +191,13 @@ inline constexpr NodePairsCosts kNodePairsCosts{};
 // costs above pick node pairs at all 18 points. Beyond 64 nothing was timed.
 inline constexpr int kNodePairsMaxPartners = 64;
 
+// Paced (beyond kNodePairsInFlight partners), node pairs are weighed for
+// blocks up to this size: the full sweep's 128 x 2 (64 partners) had them
+// ahead of SA at 1-64 B (64 B: 8.4 us against 15.6) and behind from 256 B
+// (32.1 / 49.1 us at 256 / 512 B against 29.9 / 37.5), where the costs above
+// still put them ahead.
+inline constexpr std::int64_t kNodePairsPacedMaxBlockBytes = 64;
+
 // Linear (every block straight to its rank, all at once) while the
 // communicator has at most this many processes (nodes x ppn) and blocks are
 // at least kLinearMinBlockBytes. From the scale model (docs/scale/README.md,

@@ -37,7 +37,8 @@ COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
                     "bench/sim/sweep full --platforms hetero --layouts 64x8 && bench/sim/sweep full --platforms "
                     "ib-onload --layouts 64x16 --ops bcast && bench/sim/sweep full --platforms ib-onload --layouts "
                     "64x16 --ops alltoall --sizes 1024 --only shim-auto,shim-sa,shim-rd,shim-leader,"
-                    "shim-node-pairs,mpich,mvapich2,impi,smpi-bruck,smpi-pair && bench/sim/report.py full",
+                    "shim-node-pairs,mpich,mvapich2,impi,smpi-bruck,smpi-pair && bench/sim/sweep full --platforms "
+                    "ib-onload --layouts 128x2 --timeout 900 && bench/sim/report.py full",
             "few-nodes": "bench/sim/sweep few-nodes --timeout 900 && bench/sim/report.py few-nodes",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
             "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,shim-node-pairs,mpich && bench/sim/report.py tiny",

@@ -195,6 +195,9 @@ TEST_CASE("from 64 nodes SA aggregates up to four times SA_MAX", "[policy]") {
   CHECK(pick(2049, 64, 8) == AlltoallAlgorithm::native);
   CHECK(pick(1024, 63, 8) == AlltoallAlgorithm::native);
   CHECK(pick(2048, 63, 4) == AlltoallAlgorithm::native);
+  // With 2 per node MPI's exchange stays ahead (128 x 2 at 4 KiB: 232.4 us, SA 258.9).
+  CHECK(pick(4096, 128, 2) == AlltoallAlgorithm::native);
+  CHECK(rule_for({4096, 128, 2, NicClass::onload, {}}).name == "bandwidth-bound");
   const AlltoallFacts facts{1024, 64, 16, NicClass::onload, {}};
   CHECK_THAT(explanation(facts), Catch::Contains("ppn x block = 16 KiB <= 16 KiB, 64 nodes x 16"));
 }
@@ -250,7 +253,12 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(1, 98, 4) == AlltoallAlgorithm::node_pairs);   // 25, paced
   CHECK(pick(1, 257, 4) == AlltoallAlgorithm::node_pairs);  // 64: the most weighed
   CHECK(pick(1, 258, 4) != AlltoallAlgorithm::node_pairs);  // 65
-  CHECK(pick(1, 2, 32) == AlltoallAlgorithm::sa);           // one partner: a tie with SA's one message
+  // Paced, up to 64 B blocks (128 x 2, 64 partners: 8.4 us at 64 B, SA 15.6;
+  // at 256 / 512 B 32.1 / 49.1, SA 29.9 / 37.5).
+  CHECK(pick(64, 128, 2) == AlltoallAlgorithm::node_pairs);
+  CHECK(pick(256, 128, 2) == AlltoallAlgorithm::sa);
+  CHECK(pick(512, 128, 2) == AlltoallAlgorithm::sa);
+  CHECK(pick(1, 2, 32) == AlltoallAlgorithm::sa);  // one partner: a tie with SA's one message
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
   CHECK_THAT(
       explanation(facts),
