@@ -99,13 +99,13 @@ int node_pair_partners(const AlltoallFacts& facts) {
 }
 
 // As coll::schedule_kind decides for node pairs (with nodes x ppn ranks).
-bool node_pairs_takes_two_hops(const AlltoallFacts& facts) {
+bool two_hops_inside_nodes(const AlltoallFacts& facts) {
   return node_pairs_take_two_hops(facts.ppn, saturating_product(facts.nodes, facts.ppn), facts.block_bytes);
 }
 
 // What two hops save node pairs' intra-node steps (NodePairsCosts).
 double node_pairs_two_hops_saving_us(const AlltoallFacts& facts) {
-  if (!node_pairs_takes_two_hops(facts)) return 0.0;
+  if (!two_hops_inside_nodes(facts)) return 0.0;
   const int saved_messages = 2 * (facts.ppn - 1 - two_hop_messages(facts.ppn));
   const double rank_kib = facts.nodes * static_cast<double>(facts.ppn) * static_cast<double>(facts.block_bytes) / 1024;
   return kNodePairsCosts.two_hops_us_per_message_saved * saved_messages -
@@ -323,7 +323,7 @@ constexpr std::array kRules = {
                           one_decimal(node_pairs_extra_us(f)) + " us that node pairs add (" +
                           std::to_string(node_pair_partners(f)) + " partners, " + std::to_string(f.nodes) +
                           " nodes x " + std::to_string(f.ppn) + send_cost_note(f) +
-                          (node_pairs_takes_two_hops(f) ? ", two hops inside nodes" : "") + ")";
+                          (two_hops_inside_nodes(f) ? ", two hops inside nodes" : "") + ")";
                  }},
     AlltoallRule{"many-nodes-bruck", "not in place && rail step would be Bruck && nodes * ppn * block > 2 KiB",
                  AlltoallAlgorithm::native,

@@ -75,8 +75,14 @@ TwoHopExchange intra_node_exchange_two_hops(const topo::Layout& layout, int rank
   const int me = layout.local_rank(rank);
   const Grid grid = grid_for(layout.ppn(node));
   const RelayMap relay(grid, me, transfers.blocks, relay_base);
-  auto stage_run = [](std::vector<Run>& runs, std::int64_t first, std::int64_t blocks) {
-    if (blocks > 0) append_run(runs, {Buffer::stage, first, blocks});
+  // Block run (s -> t) where the calling rank holds it: its own runs when it
+  // is that end of the transfer, else the stretch it relays.
+  auto append_held = [&](std::vector<Run>& runs, int s, int t, bool own, const std::vector<Run>& own_runs) {
+    if (own) {
+      append_runs(runs, own_runs);
+    } else if (const std::int64_t blocks = transfers.blocks(s, t); blocks > 0) {
+      append_run(runs, {Buffer::stage, relay.first(s, t), blocks});
+    }
   };
   auto add = [&](Phase& phase, bool send, int peer_local, std::vector<Run> runs) {
     if (runs.empty()) return;
@@ -99,11 +105,7 @@ TwoHopExchange intra_node_exchange_two_hops(const topo::Layout& layout, int rank
     std::vector<Run> runs;
     for (int t = 0; t < grid.ranks; ++t) {
       if (t == source || grid.hub(source, t) != me) continue;
-      if (t == me) {
-        append_runs(runs, transfers.received_from(source));
-      } else {
-        stage_run(runs, relay.first(source, t), transfers.blocks(source, t));
-      }
+      append_held(runs, source, t, t == me, t == me ? transfers.received_from(source) : std::vector<Run>{});
     }
     add(out.first, false, source, std::move(runs));
   });
@@ -114,11 +116,7 @@ TwoHopExchange intra_node_exchange_two_hops(const topo::Layout& layout, int rank
     std::vector<Run> runs;
     for (int s = 0; s < grid.ranks; ++s) {
       if (s == t || grid.hub(s, t) != me) continue;
-      if (s == me) {
-        append_runs(runs, transfers.sent_to(t));
-      } else {
-        stage_run(runs, relay.first(s, t), transfers.blocks(s, t));
-      }
+      append_held(runs, s, t, s == me, s == me ? transfers.sent_to(t) : std::vector<Run>{});
     }
     add(out.second, true, t, std::move(runs));
   });
