@@ -118,7 +118,7 @@ double node_pairs_extra_us(const AlltoallFacts& facts) {
   return kNodePairsCosts.extra_us +
          (kNodePairsCosts.us_per_partner + extra_send_us(facts)) * node_pair_partners(facts) +
          kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib -
-         node_pairs_two_hops_saving_us(facts);
+         node_pairs_two_hops_saving_us(facts) + (window_waves(facts.nodes) <= 1 ? kNodePairsCosts.single_wave_us : 0.0);
 }
 
 // As far as the scale model timed node pairs (kNodePairsMaxPartners).

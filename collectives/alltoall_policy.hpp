@@ -172,6 +172,17 @@ inline constexpr int kOffloadAggregateSpan = 4;
 // block); fitted (least squares) over 18 points at 16 x 16, 32 x 16, 64 x 16
 // (1-16 B) and 32 x 12 (1, 4, 16 B), within 0.03 us at 16 per node and 0.14
 // us at 12.
+//
+// Where SA's rail step is a single wave (up to kRailWindow + 1 nodes) node
+// pairs cost less than that fit, made from 16 nodes, says: over 230 points
+// at 2-9 nodes of 2-32 per node and 1-16 B (the few-nodes sweep and the
+// tiny sweep's one-wave layouts) its residual has a median of -0.35 us.
+// Taking 0.30 off picks node pairs at 1-4 B from 12 per node where they
+// lead (8 x 16 at 1 B: 1.6 us against SA's 1.7; 2 x 32 1.9 against 2.3)
+// and SA at 2-10 per node but 2 x 2; beyond 10% of the better of the two
+// only at 8 x 24 and 2 B (SA 2.7 against 2.4) and 2 x 2 (node pairs 0.93
+// against 0.82, where auto runs linear). 0.35 would lose 3 x 12 at 4 B
+// (1.11x SA).
 struct NodePairsCosts {
   double extra_us = 0.96;
   double us_per_partner = 0.043;
@@ -179,6 +190,7 @@ struct NodePairsCosts {
   double us_per_node_kib = 0.022;
   double two_hops_us_per_message_saved = 0.040;
   double two_hops_us_per_rank_kib = 0.061;
+  double single_wave_us = -0.30;
 };
 inline constexpr NodePairsCosts kNodePairsCosts{};
 

@@ -258,7 +258,14 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(64, 128, 2) == AlltoallAlgorithm::node_pairs);
   CHECK(pick(256, 128, 2) == AlltoallAlgorithm::sa);
   CHECK(pick(512, 128, 2) == AlltoallAlgorithm::sa);
-  CHECK(pick(1, 2, 32) == AlltoallAlgorithm::sa);  // one partner: a tie with SA's one message
+  // Where SA's rail step is one wave (up to 9 nodes), node pairs from 16 per
+  // node at 1-2 B.
+  CHECK(pick(1, 8, 16) == AlltoallAlgorithm::node_pairs);  // 1.6, SA 1.7
+  CHECK(pick(1, 9, 16) == AlltoallAlgorithm::node_pairs);  // 1.6, SA 1.8
+  CHECK(pick(1, 2, 32) == AlltoallAlgorithm::node_pairs);  // 1.9, SA 2.3
+  CHECK(pick(4, 8, 16) == AlltoallAlgorithm::sa);          // 2.1, SA 2.2
+  CHECK(pick(4, 3, 12) == AlltoallAlgorithm::sa);          // 1.5, SA 1.4
+  CHECK(pick(1, 8, 8) == AlltoallAlgorithm::sa);           // 1.4, SA 1.2
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
   CHECK_THAT(
       explanation(facts),
@@ -402,12 +409,13 @@ TEST_CASE("offload NICs aggregate up to four times SA_MAX", "[policy]") {
 TEST_CASE("offload NICs weigh node pairs against SA as onload ones do, leader-based beyond", "[policy]") {
   // Scale model, ib-offload (docs/scale/networks.md): SA 1.0 / 1.2 us at 8 x
   // 4 and 1 / 16 B against node pairs' 1.1 / 1.4, linear 3.4 at 256 B
-  // against 4.5; 8 x 16 1.7 / 4.3 against 2.1 / 5.3; node pairs 1.5 / 3.2 at
-  // 64 x 4 against SA's 4.5 / 7.6; 128 x 4 2.2 / 5.0 against 5.6 / 15.2.
+  // against 4.5; 8 x 16 at 1 B node pairs 1.66 against SA's 1.73, at 16 B
+  // SA 4.3 against 4.9; node pairs 1.5 / 3.2 at 64 x 4 against SA's 4.5 /
+  // 7.6; 128 x 4 2.2 / 5.0 against 5.6 / 15.2.
   CHECK(pick(1, 8, 4, NicClass::offload) == AlltoallAlgorithm::sa);
   CHECK(pick(16, 8, 4, NicClass::offload) == AlltoallAlgorithm::sa);
   CHECK(pick(256, 8, 4, NicClass::offload) == AlltoallAlgorithm::linear);
-  CHECK(pick(1, 8, 16, NicClass::offload) == AlltoallAlgorithm::sa);
+  CHECK(pick(1, 8, 16, NicClass::offload) == AlltoallAlgorithm::node_pairs);
   CHECK(pick(16, 8, 16, NicClass::offload) == AlltoallAlgorithm::sa);
   CHECK(pick(1, 64, 4, NicClass::offload) == AlltoallAlgorithm::node_pairs);
   CHECK(pick(16, 64, 4, NicClass::offload) == AlltoallAlgorithm::node_pairs);
