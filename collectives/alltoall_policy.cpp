@@ -112,13 +112,16 @@ double node_pairs_two_hops_saving_us(const AlltoallFacts& facts) {
          kNodePairsCosts.two_hops_us_per_rank_kib * rank_kib;
 }
 
+// Up to kRailWindow + 1 nodes (NodePairsCosts::single_wave_us).
+bool sa_rail_one_wave(const AlltoallFacts& facts) { return window_waves(facts.nodes) <= 1; }
+
 double node_pairs_extra_us(const AlltoallFacts& facts) {
   const double ppn = facts.ppn;
   const double node_kib = facts.nodes * ppn * ppn * static_cast<double>(facts.block_bytes) / 1024;
   return kNodePairsCosts.extra_us +
          (kNodePairsCosts.us_per_partner + extra_send_us(facts)) * node_pair_partners(facts) +
          kNodePairsCosts.us_per_ppn * ppn + kNodePairsCosts.us_per_node_kib * node_kib -
-         node_pairs_two_hops_saving_us(facts) + (window_waves(facts.nodes) <= 1 ? kNodePairsCosts.single_wave_us : 0.0);
+         node_pairs_two_hops_saving_us(facts) + (sa_rail_one_wave(facts) ? kNodePairsCosts.single_wave_us : 0.0);
 }
 
 // As far as the scale model timed node pairs (kNodePairsMaxPartners).
@@ -323,7 +326,8 @@ constexpr std::array kRules = {
                           one_decimal(node_pairs_extra_us(f)) + " us that node pairs add (" +
                           std::to_string(node_pair_partners(f)) + " partners, " + std::to_string(f.nodes) +
                           " nodes x " + std::to_string(f.ppn) + send_cost_note(f) +
-                          (two_hops_inside_nodes(f) ? ", two hops inside nodes" : "") + ")";
+                          (two_hops_inside_nodes(f) ? ", two hops inside nodes" : "") +
+                          (sa_rail_one_wave(f) ? ", SA's rail step one wave" : "") + ")";
                  }},
     AlltoallRule{"many-nodes-bruck", "not in place && rail step would be Bruck && nodes * ppn * block > 2 KiB",
                  AlltoallAlgorithm::native,

@@ -266,6 +266,9 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(4, 8, 16) == AlltoallAlgorithm::sa);          // 2.1, SA 2.2
   CHECK(pick(4, 3, 12) == AlltoallAlgorithm::sa);          // 1.5, SA 1.4
   CHECK(pick(1, 8, 8) == AlltoallAlgorithm::sa);           // 1.4, SA 1.2
+  CHECK_THAT(explanation({1, 8, 16, NicClass::onload, {}}),
+             Catch::Contains("SA's rail step about 0.8 us against about 0.8 us that node pairs add (1 partners, 8 "
+                             "nodes x 16, two hops inside nodes, SA's rail step one wave)"));
   const AlltoallFacts facts{1, 64, 16, NicClass::onload, {}};
   CHECK_THAT(
       explanation(facts),
