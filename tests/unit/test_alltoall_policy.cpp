@@ -258,8 +258,8 @@ TEST_CASE("node pairs replace SA where its rail step costs more than their secon
   CHECK(pick(64, 128, 2) == AlltoallAlgorithm::node_pairs);
   CHECK(pick(256, 128, 2) == AlltoallAlgorithm::sa);
   CHECK(pick(512, 128, 2) == AlltoallAlgorithm::sa);
-  // Where SA's rail step is one wave (up to 9 nodes), node pairs from 16 per
-  // node at 1-2 B.
+  // Where SA's rail step is one wave (up to 9 nodes), node pairs only for
+  // the smallest blocks, from 12 per node (NodePairsCosts::single_wave_us).
   CHECK(pick(1, 8, 16) == AlltoallAlgorithm::node_pairs);  // 1.6, SA 1.7
   CHECK(pick(1, 9, 16) == AlltoallAlgorithm::node_pairs);  // 1.6, SA 1.8
   CHECK(pick(1, 2, 32) == AlltoallAlgorithm::node_pairs);  // 1.9, SA 2.3
