@@ -76,10 +76,13 @@ TwoHopExchange intra_node_exchange_two_hops(const topo::Layout& layout, int rank
   const Grid grid = grid_for(layout.ppn(node));
   const RelayMap relay(grid, me, transfers.blocks, relay_base);
   // Block run (s -> t) where the calling rank holds it: its own runs when it
-  // is that end of the transfer, else the stretch it relays.
-  auto append_held = [&](std::vector<Run>& runs, int s, int t, bool own, const std::vector<Run>& own_runs) {
-    if (own) {
-      append_runs(runs, own_runs);
+  // is an end of the transfer (the receiving end in the first hop, the
+  // sending end in the second), else the stretch it relays.
+  auto append_held = [&](std::vector<Run>& runs, int s, int t) {
+    if (t == me) {
+      append_runs(runs, transfers.received_from(s));
+    } else if (s == me) {
+      append_runs(runs, transfers.sent_to(t));
     } else if (const std::int64_t blocks = transfers.blocks(s, t); blocks > 0) {
       append_run(runs, {Buffer::stage, relay.first(s, t), blocks});
     }
@@ -105,7 +108,7 @@ TwoHopExchange intra_node_exchange_two_hops(const topo::Layout& layout, int rank
     std::vector<Run> runs;
     for (int t = 0; t < grid.ranks; ++t) {
       if (t == source || grid.hub(source, t) != me) continue;
-      append_held(runs, source, t, t == me, t == me ? transfers.received_from(source) : std::vector<Run>{});
+      append_held(runs, source, t);
     }
     add(out.first, false, source, std::move(runs));
   });
@@ -116,7 +119,7 @@ TwoHopExchange intra_node_exchange_two_hops(const topo::Layout& layout, int rank
     std::vector<Run> runs;
     for (int s = 0; s < grid.ranks; ++s) {
       if (s == t || grid.hub(s, t) != me) continue;
-      append_held(runs, s, t, s == me, s == me ? transfers.sent_to(t) : std::vector<Run>{});
+      append_held(runs, s, t);
     }
     add(out.second, true, t, std::move(runs));
   });
