@@ -6,7 +6,7 @@ namespace {
 
 // Uneven nodes: one message to whichever local rank of each node receives
 // for this rank; one from each source this rank receives for.
-Phase point_to_point(const topo::Layout& layout, int rank, const std::vector<int>& sources) {
+Phase point_to_point_to_proxies(const topo::Layout& layout, int rank, const std::vector<int>& sources) {
   const int ppn = layout.ppn(layout.node_of(rank));
   Phase phase;
   for (int other = 0; other < layout.nodes(); ++other) {
@@ -23,7 +23,7 @@ Phase point_to_point(const topo::Layout& layout, int rank, const std::vector<int
 // Uniform: source index i is node i, which is also rail rank i. Sends come
 // from the user's buffer on a consecutive layout, otherwise from stage at
 // `pack_base`, where they were regrouped by node.
-Phase rail_exchange(const topo::Layout& layout, std::int64_t pack_base) {
+Phase rail_exchange_for_distribution(const topo::Layout& layout, std::int64_t pack_base) {
   const int ppn = layout.max_ppn();
   Phase phase{PhaseKind::rail_alltoall, {}, {}};
   for (int other = 0; other < layout.nodes(); ++other) {
@@ -67,7 +67,7 @@ Schedule build_rd_schedule(const topo::Layout& layout, int rank) {
   Schedule schedule;
   schedule.stage_blocks = served * layout.ppn(node);
   if (!layout.uniform()) {
-    schedule.phases.push_back(point_to_point(layout, rank, sources));
+    schedule.phases.push_back(point_to_point_to_proxies(layout, rank, sources));
   } else {
     const std::int64_t pack_base = schedule.stage_blocks;
     if (!layout.consecutive()) {
@@ -76,7 +76,7 @@ Schedule build_rd_schedule(const topo::Layout& layout, int rank) {
       schedule.stage_blocks += layout.size();
       schedule.phases.push_back(regroup_by_node(layout, rank, Buffer::send, pack_base, true));
     }
-    schedule.phases.push_back(rail_exchange(layout, pack_base));
+    schedule.phases.push_back(rail_exchange_for_distribution(layout, pack_base));
   }
   schedule.phases.push_back(distribute(layout, rank, served));
   return schedule;

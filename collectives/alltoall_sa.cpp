@@ -26,7 +26,7 @@ Phase aggregate(const topo::Layout& layout, int rank, std::int64_t served) {
 // Uneven nodes: each aggregated destination gets one message; each rank
 // receives one message per node, from whichever local rank there aggregates
 // for it.
-Phase point_to_point(const topo::Layout& layout, int rank, const std::vector<int>& destinations) {
+Phase point_to_point_from_proxies(const topo::Layout& layout, int rank, const std::vector<int>& destinations) {
   const int ppn = layout.ppn(layout.node_of(rank));
   Phase phase;
   for (std::size_t i = 0; i < destinations.size(); ++i) {
@@ -43,7 +43,7 @@ Phase point_to_point(const topo::Layout& layout, int rank, const std::vector<int
 // Uniform: destination index i is node i, which is also rail rank i. On a
 // consecutive layout a node's blocks land straight in the receive buffer;
 // otherwise in stage from `unpack_base`.
-Phase rail_exchange(const topo::Layout& layout, std::int64_t unpack_base) {
+Phase rail_exchange_of_aggregates(const topo::Layout& layout, std::int64_t unpack_base) {
   const int ppn = layout.max_ppn();
   Phase phase{PhaseKind::rail_alltoall, {}, {}};
   for (int other = 0; other < layout.nodes(); ++other) {
@@ -67,11 +67,11 @@ Schedule build_sa_schedule(const topo::Layout& layout, int rank) {
   schedule.stage_blocks = served * layout.ppn(node);
   schedule.phases.push_back(aggregate(layout, rank, served));
   if (!layout.uniform()) {
-    schedule.phases.push_back(point_to_point(layout, rank, mine));
+    schedule.phases.push_back(point_to_point_from_proxies(layout, rank, mine));
     return schedule;
   }
   const std::int64_t unpack_base = schedule.stage_blocks;
-  schedule.phases.push_back(rail_exchange(layout, unpack_base));
+  schedule.phases.push_back(rail_exchange_of_aggregates(layout, unpack_base));
   if (layout.consecutive()) return schedule;
   // Non-consecutive placement: the blocks from one node are scattered over
   // the receive buffer, so they land in stage and are copied out locally.

@@ -15,7 +15,7 @@ namespace shim::rma {
 namespace {
 
 std::mutex g_keyval_mutex;
-int g_keyval = MPI_KEYVAL_INVALID;
+int g_layout_keyval = MPI_KEYVAL_INVALID;
 std::mutex g_predefined_mutex;
 std::map<MPI_Datatype, DatatypeLayout> g_predefined;
 std::mutex g_runs_mutex;
@@ -213,13 +213,13 @@ DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
   // One lock over lookup and insertion: two threads inserting for the same
   // type would otherwise delete each other's layout.
   std::lock_guard lock(g_keyval_mutex);
-  if (g_keyval == MPI_KEYVAL_INVALID) {
-    rc = PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_layout, &g_keyval, nullptr);
+  if (g_layout_keyval == MPI_KEYVAL_INVALID) {
+    rc = PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_layout, &g_layout_keyval, nullptr);
     if (rc != MPI_SUCCESS) return nullptr;
   }
   void* cached = nullptr;
   int found = 0;
-  rc = PMPI_Type_get_attr(type, g_keyval, &cached, &found);
+  rc = PMPI_Type_get_attr(type, g_layout_keyval, &cached, &found);
   if (rc != MPI_SUCCESS) return nullptr;
   if (found) return static_cast<DatatypeLayout*>(cached);
   // Only committed types are taken, and cached, as MPICH takes only them.
@@ -230,7 +230,7 @@ DatatypeLayout* datatype_layout(MPI_Datatype type, int& rc) {
   auto layout = std::make_unique<DatatypeLayout>();
   rc = describe(type, *layout);
   if (rc != MPI_SUCCESS) return nullptr;
-  rc = PMPI_Type_set_attr(type, g_keyval, layout.get());
+  rc = PMPI_Type_set_attr(type, g_layout_keyval, layout.get());
   if (rc != MPI_SUCCESS) return nullptr;
   return layout.release();
 }
@@ -318,7 +318,7 @@ void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count byt
 void free_datatype_layout_keyval() {
   std::lock_guard lock(g_keyval_mutex);
   // Types still alive keep the keyval until they go (MPI's rule for keyvals).
-  if (g_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Type_free_keyval(&g_keyval));
+  if (g_layout_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Type_free_keyval(&g_layout_keyval));
 }
 
 }  // namespace shim::rma

@@ -20,7 +20,7 @@ namespace shim::rma {
 namespace {
 
 std::atomic<std::uint32_t> g_window_counter{0};
-int g_keyval = MPI_KEYVAL_INVALID;
+int g_window_keyval = MPI_KEYVAL_INVALID;
 
 int query_empty(void*, MPI_Status* status) {
   // Setting fields of a status MPI handed us cannot fail.
@@ -96,12 +96,12 @@ struct ManagedWindow::Operands {
 };
 
 int create_window_keyval() {
-  return PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, ManagedWindow::delete_attribute_state, &g_keyval, nullptr);
+  return PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, ManagedWindow::delete_attribute_state, &g_window_keyval, nullptr);
 }
 
 void free_window_keyval() {
   // Windows still alive keep the keyval until they go (MPI's rule for keyvals).
-  if (g_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Win_free_keyval(&g_keyval));
+  if (g_window_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Win_free_keyval(&g_window_keyval));
 }
 
 int ManagedWindow::create(const Creation& creation, const topo::Hierarchy& hierarchy, const PathRequest& request,
@@ -132,7 +132,7 @@ int ManagedWindow::create(const Creation& creation, const topo::Hierarchy& hiera
   }
   // No request may reach a server before it knows the window.
   SHIM_TRY(PMPI_Barrier(w->pool_->comm()));
-  SHIM_TRY(PMPI_Win_set_attr(w->user_.get(), g_keyval, w.get()));
+  SHIM_TRY(PMPI_Win_set_attr(w->user_.get(), g_window_keyval, w.get()));
   w->attached_ = true;
   *win = w->user_.get();
   if (creation.flavor == Flavor::allocate) *static_cast<void**>(baseptr) = w->base_;
@@ -217,10 +217,10 @@ int ManagedWindow::create_windows(const Creation& creation) {
 }
 
 ManagedWindow* ManagedWindow::of(MPI_Win win) {
-  if (win == MPI_WIN_NULL || g_keyval == MPI_KEYVAL_INVALID) return nullptr;
+  if (win == MPI_WIN_NULL || g_window_keyval == MPI_KEYVAL_INVALID) return nullptr;
   void* state = nullptr;
   int found = 0;
-  if (PMPI_Win_get_attr(win, g_keyval, &state, &found) != MPI_SUCCESS || !found) return nullptr;
+  if (PMPI_Win_get_attr(win, g_window_keyval, &state, &found) != MPI_SUCCESS || !found) return nullptr;
   return static_cast<ManagedWindow*>(state);
 }
 
@@ -237,7 +237,7 @@ int ManagedWindow::free(MPI_Win* win) {
   SHIM_TRY(PMPI_Barrier(w->pool_->comm()));
   // The state leaves the window's attribute, then goes with what it holds.
   w->attached_ = false;
-  if (const int rc = PMPI_Win_delete_attr(*win, g_keyval); rc != MPI_SUCCESS) {
+  if (const int rc = PMPI_Win_delete_attr(*win, g_window_keyval); rc != MPI_SUCCESS) {
     w->attached_ = true;
     return rc;
   }

@@ -12,7 +12,7 @@ namespace shim::rma {
 
 namespace {
 
-int g_keyval = MPI_KEYVAL_INVALID;
+int g_pool_keyval = MPI_KEYVAL_INVALID;
 
 // What another process reads to learn whether the kernel lets it.
 const unsigned char g_readable_byte = 1;
@@ -54,28 +54,28 @@ int delete_pool(MPI_Comm, int, void* holder, void*) {
 }  // namespace
 
 int WindowPool::create_keyval() {
-  return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_pool, &g_keyval, nullptr);
+  return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_pool, &g_pool_keyval, nullptr);
 }
 
 void WindowPool::free_keyval() {
-  if (g_keyval == MPI_KEYVAL_INVALID) return;
+  if (g_pool_keyval == MPI_KEYVAL_INVALID) return;
   // The predefined communicators outlive shim: their pools go now. Deleting
   // an attribute whose callback returns success, and freeing a keyval, can
   // only fail on invalid arguments, and these are valid.
   for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
     void* holder = nullptr;
     int found = 0;
-    if (PMPI_Comm_get_attr(comm, g_keyval, &holder, &found) == MPI_SUCCESS && found) {
-      static_cast<void>(PMPI_Comm_delete_attr(comm, g_keyval));
+    if (PMPI_Comm_get_attr(comm, g_pool_keyval, &holder, &found) == MPI_SUCCESS && found) {
+      static_cast<void>(PMPI_Comm_delete_attr(comm, g_pool_keyval));
     }
   }
-  static_cast<void>(PMPI_Comm_free_keyval(&g_keyval));
+  static_cast<void>(PMPI_Comm_free_keyval(&g_pool_keyval));
 }
 
 int WindowPool::of(MPI_Comm comm, const topo::Hierarchy& hierarchy, std::shared_ptr<WindowPool>& out) {
   void* cached = nullptr;
   int found = 0;
-  SHIM_TRY(PMPI_Comm_get_attr(comm, g_keyval, &cached, &found));
+  SHIM_TRY(PMPI_Comm_get_attr(comm, g_pool_keyval, &cached, &found));
   if (found) {
     out = *static_cast<std::shared_ptr<WindowPool>*>(cached);
     return MPI_SUCCESS;
@@ -87,7 +87,7 @@ int WindowPool::of(MPI_Comm comm, const topo::Hierarchy& hierarchy, std::shared_
   SHIM_TRY(PMPI_Comm_dup(hierarchy.node(), pool->node_.out()));
   SHIM_TRY(allocate_lock_words(pool->node(), pool->lock_words_));
   auto holder = std::make_unique<std::shared_ptr<WindowPool>>(pool);
-  SHIM_TRY(PMPI_Comm_set_attr(comm, g_keyval, holder.get()));
+  SHIM_TRY(PMPI_Comm_set_attr(comm, g_pool_keyval, holder.get()));
   holder.release();
   out = std::move(pool);
   return MPI_SUCCESS;

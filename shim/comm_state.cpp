@@ -12,7 +12,7 @@ namespace shim {
 
 namespace {
 
-int g_keyval = MPI_KEYVAL_INVALID;
+int g_comm_keyval = MPI_KEYVAL_INVALID;
 std::atomic<int> g_next_id{0};
 std::atomic<int> g_steered{0};
 
@@ -137,25 +137,25 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
 }
 
 int create_comm_state_keyval() {
-  return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr);
+  return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_comm_keyval, nullptr);
 }
 
 void free_comm_state_keyval() {
   // Communicators still alive keep the keyval until they go.
-  if (g_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Comm_free_keyval(&g_keyval));
+  if (g_comm_keyval != MPI_KEYVAL_INVALID) static_cast<void>(PMPI_Comm_free_keyval(&g_comm_keyval));
 }
 
 int comm_state(MPI_Comm comm, CommState*& out) {
   void* attribute = nullptr;
   int found = 0;
-  int rc = PMPI_Comm_get_attr(comm, g_keyval, &attribute, &found);
+  int rc = PMPI_Comm_get_attr(comm, g_comm_keyval, &attribute, &found);
   if (rc != MPI_SUCCESS) return rc;
   if (found) {
     out = static_cast<CommState*>(attribute);
     return MPI_SUCCESS;
   }
   auto state = std::make_unique<CommState>(comm);
-  rc = PMPI_Comm_set_attr(comm, g_keyval, state.get());
+  rc = PMPI_Comm_set_attr(comm, g_comm_keyval, state.get());
   if (rc != MPI_SUCCESS) return rc;
   out = state.release();
   return MPI_SUCCESS;
@@ -164,9 +164,9 @@ int comm_state(MPI_Comm comm, CommState*& out) {
 void drop_comm_state(MPI_Comm comm) {
   void* attribute = nullptr;
   int found = 0;
-  if (PMPI_Comm_get_attr(comm, g_keyval, &attribute, &found) == MPI_SUCCESS && found) {
+  if (PMPI_Comm_get_attr(comm, g_comm_keyval, &attribute, &found) == MPI_SUCCESS && found) {
     // Only a failing delete callback could fail this, and ours returns success.
-    static_cast<void>(PMPI_Comm_delete_attr(comm, g_keyval));
+    static_cast<void>(PMPI_Comm_delete_attr(comm, g_comm_keyval));
   }
 }
 
