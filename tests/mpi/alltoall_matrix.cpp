@@ -38,6 +38,10 @@ struct TypeCase {
   // Received into elements of different sizes: left to MPI whatever the
   // algorithm (shim's schedules would receive packed bytes into it).
   bool mixed_element_sizes = false;
+  // World's duplicate runs world's schedules, so it takes only a case within
+  // MPICH's eager size and one beyond: enough for the state cached on the
+  // duplicate itself.
+  bool on_duplicate = false;
 };
 
 using shim::test::pattern;
@@ -46,10 +50,12 @@ using shim::test::TypedBuffer;
 std::vector<TypeCase> make_cases(shim::test::DerivedTypes& types) {
   std::vector<TypeCase> cases;
   cases.push_back({"int x1", MPI_INT, 1, MPI_INT, 1, false, false, true});
+  cases.back().on_duplicate = true;
   cases.push_back({"int x3", MPI_INT, 3, MPI_INT, 3, false, false, true});
   cases.push_back({"double x5", MPI_DOUBLE, 5, MPI_DOUBLE, 5});
   cases.push_back({"char x7 (odd bytes)", MPI_CHAR, 7, MPI_CHAR, 7});
   cases.push_back({"double x2048 (16 KiB blocks)", MPI_DOUBLE, 2048, MPI_DOUBLE, 2048});
+  cases.back().on_duplicate = true;
   const MPI_Datatype vector = types.strided_ints();
   cases.push_back({"vector(3,2,4) of int x2", vector, 2, vector, 2});
   const MPI_Datatype record = types.record();
@@ -243,6 +249,7 @@ void run_matrix(const std::vector<TypeCase>& cases, const std::vector<shim_allto
       long handled = 0;
       for (std::size_t i = 0; i < cases.size(); ++i) {
         const TypeCase& c = cases[i];
+        if (named.duplicate_of_world && !c.on_duplicate) continue;
         run_case(c, named.comm, where, references[i]);
         handled += shim::test::no_data(c.recvtype, c.recvcount) || c.mixed_element_sizes ? 0 : 1;
       }

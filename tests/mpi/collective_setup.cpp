@@ -72,7 +72,7 @@ std::vector<NamedComm> test_communicators(bool with_duplicate) {
   MPI_Comm c;
   if (with_duplicate) {
     PMPI_Comm_dup(MPI_COMM_WORLD, &c);
-    comms.push_back({"dup(world)", c});
+    comms.push_back({"dup(world)", c, true});
   }
   PMPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &c);
   comms.push_back({"reversed", c});

@@ -44,6 +44,9 @@ bool no_data(MPI_Datatype type, MPI_Count count);
 struct NamedComm {
   std::string name;
   MPI_Comm comm;
+  // World's duplicate: world's group, so world's schedules; only the state
+  // cached on a communicator of its own is new there.
+  bool duplicate_of_world = false;
 };
 
 // world, a duplicate of world (with_duplicate), world in reverse order, even
