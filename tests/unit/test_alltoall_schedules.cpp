@@ -367,6 +367,8 @@ TEST_CASE("paced exchanges cannot deadlock, whatever the window", "[schedule]") 
     for (std::size_t window : {std::size_t{1}, std::size_t{2}, std::size_t{shim::coll::kNodePairsInFlight}}) {
       INFO(layout.describe() << ", window " << window);
       CHECK(stuck_paced_messages(AlltoallAlgorithm::node_pairs, layout, window) == 0);
+      // SA's inter-node step on uneven nodes.
+      CHECK(stuck_paced_messages(AlltoallAlgorithm::sa, layout, window) == 0);
     }
   }
 }
