@@ -4,8 +4,15 @@ smpirun on build/bench/sim/sim_collectives.so with the variant's settings,
 and the CSV it prints. Used by sweep, calibrate.py and the smoke test; run
 directly, it times one point outside the sweeps:
 
-  bench/sim/simrun.py PLATFORM NODESxPPN[-rr] OP VARIANT SIZES [--set SHIM_NAME=VALUE ...]
+  bench/sim/simrun.py PLATFORM LAYOUT OP VARIANT SIZES [--set SHIM_NAME=VALUE ...] [--precision P]
   bench/sim/simrun.py hetero 4x1 bcast shim-eco 16384
+  bench/sim/simrun.py ib-offload 31x8+1x3 alltoall shim-sa 256 --precision 1e-7
+
+LAYOUT is NODESxPPN, optionally +NODESxPPN for a second group of nodes, and
+-rr for round-robin placement. --precision sets SimGrid's surf/precision
+(default 1e-9): coarser, the bandwidth solver merges flows that end within
+that fraction of each other, which is faster and less exact. The sweeps'
+CSVs are all at the default; a coarser run is reported beside them.
 """
 import argparse
 import os
@@ -74,12 +81,14 @@ def profile_for(platform_name, layout, directory):
 
 
 def command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args=(), profile=None,
-                    settings=()):
+                    settings=(), precision=None):
     cfg = ["--cfg=smpi/simulate-computation:no", "--cfg=smpi/wtime:0",
            "--log=root.thres:warning", "--log=smpi_config.thres:error",
            # The benchmark's own synchronisation (not timed): plain algorithms, because the
            # selections' node-aware ones cost minutes of set-up per run at 1024 ranks.
            "--cfg=smpi/allreduce:rdb", "--cfg=smpi/reduce:binomial"]
+    if precision is not None:
+        cfg.append(f"--cfg=surf/precision:{precision}")
     if op == "alltoall":
         # Likewise for broadcasts (shim's start-up, the failure count at the end) when they are not measured.
         cfg.append("--cfg=smpi/bcast:binomial_tree")
@@ -113,7 +122,7 @@ def parse_rows(stdout):
 
 
 def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeout=None, profile=None,
-        nice=True, settings=()):
+        nice=True, settings=(), precision=None):
     """Returns (rows, error): rows as parse_rows gives them, error a short
     text when the run failed (rows then hold what it printed before)."""
     with tempfile.TemporaryDirectory(prefix="shim-sim-") as tmp:
@@ -128,7 +137,7 @@ def run(program, platform_name, layout, op, variant, sizes, extra_args=(), timeo
             extra_args = [*extra_args, "--node-costs", node_costs]
         settings = {**platforms.probed_settings(platform_name), **dict(settings)}
         command, env = command_and_env(program, platform_file, host_file, op, variant, sizes, extra_args, profile,
-                                       settings)
+                                       settings, precision)
         # smpirun copies the program once per rank into TMPDIR (its -tmpdir flag is broken in 3.32).
         env["TMPDIR"] = tmp
         if nice:
@@ -158,25 +167,33 @@ def variant_of(label):
     return Variant("selector", label)
 
 
+def parse_layout(text):
+    shape, _, placement = text.partition("-")
+    counts = []
+    for group in shape.split("+"):
+        nodes, ppn = (int(x) for x in group.split("x"))
+        counts += [ppn] * nodes
+    return platforms.Layout(tuple(counts), round_robin=placement == "rr")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("platform", choices=sorted(platforms.PLATFORMS))
-    parser.add_argument("layout", help="NODESxPPN, -rr for round-robin placement")
+    parser.add_argument("layout", help="NODESxPPN[+NODESxPPN][-rr]")
     parser.add_argument("op", choices=sorted(SHIM))
     parser.add_argument("variant", help="shim-NAME, smpi-ALGORITHM or a selection (" + ", ".join(SELECTORS) + ")")
     parser.add_argument("sizes", help="bytes, comma-separated")
     parser.add_argument("--set", action="append", default=[], metavar="SHIM_NAME=VALUE",
                         help="a shim setting for shim- variants")
+    parser.add_argument("--precision", type=float, help="SimGrid's surf/precision (default: SimGrid's, 1e-9)")
     parser.add_argument("--build", default="build")
     args = parser.parse_args()
-    shape, _, placement = args.layout.partition("-")
-    nodes, ppn = (int(x) for x in shape.split("x"))
-    layout = platforms.Layout.regular(nodes, ppn, round_robin=placement == "rr")
+    layout = parse_layout(args.layout)
     settings = dict(item.split("=", 1) for item in args.set)
     with tempfile.TemporaryDirectory(prefix="shim-simrun-") as tmp:
         rows, error = run(default_program(args.build), args.platform, layout, args.op, variant_of(args.variant),
                           [int(s) for s in args.sizes.split(",")], profile=profile_for(args.platform, layout, tmp),
-                          settings=settings)
+                          settings=settings, precision=args.precision)
     for r in rows:
         print(f"{args.platform} {layout.label()} {args.op} {args.variant} {r['bytes']} B: {r['seconds'] * 1e6:.3f} us")
     if error:
