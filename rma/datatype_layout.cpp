@@ -125,10 +125,55 @@ void add_run(DatatypeLayout& layout, std::int64_t offset, std::int64_t bytes, MP
   position += bytes;
 }
 
+// A subarray's runs in packed order: one per row of its innermost
+// dimension (the last in C order, the first in Fortran order), whose
+// elements lie next to each other. ints as MPI_Type_get_contents gives
+// them: ndims, sizes, subsizes, starts, order.
+template <typename Block>
+void subarray_runs(const std::vector<int>& ints, MPI_Count element_extent, Block&& block) {
+  const int dims = ints[0];
+  const int* sizes = &ints[1];
+  const int* subsizes = &ints[1 + dims];
+  const int* starts = &ints[1 + 2 * dims];
+  const bool c_order = ints[1 + 3 * dims] == MPI_ORDER_C;
+  // Dimensions from the fastest-varying to the slowest, and each one's stride.
+  std::vector<int> fastest_first(static_cast<std::size_t>(dims));
+  for (int k = 0; k < dims; ++k) fastest_first[static_cast<std::size_t>(k)] = c_order ? dims - 1 - k : k;
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(dims));
+  std::int64_t step = element_extent;
+  std::int64_t first = 0;
+  for (int d : fastest_first) {
+    stride[static_cast<std::size_t>(d)] = step;
+    first += std::int64_t{starts[d]} * step;
+    step *= sizes[d];
+  }
+  const int inner = fastest_first.front();
+  for (int d = 0; d < dims; ++d) {
+    if (subsizes[d] == 0) return;
+  }
+  // An odometer over the outer dimensions, fastest first.
+  std::vector<int> index(static_cast<std::size_t>(dims), 0);
+  while (true) {
+    std::int64_t offset = first;
+    for (int d = 0; d < dims; ++d)
+      offset += std::int64_t{index[static_cast<std::size_t>(d)]} * stride[static_cast<std::size_t>(d)];
+    block(offset, subsizes[inner]);
+    std::size_t k = 1;
+    for (; k < fastest_first.size(); ++k) {
+      const auto d = static_cast<std::size_t>(fastest_first[k]);
+      if (++index[d] < subsizes[d]) break;
+      index[d] = 0;
+    }
+    if (k == fastest_first.size()) return;
+  }
+}
+
 // The runs of the constructors codes use for patches and tiles (vector,
-// hvector, indexed, hindexed and their block forms, contiguous, dup,
-// resized) over a plain predefined type, read from the type's contents;
-// false for anything else, which the packing method below handles.
+// hvector, indexed, hindexed and their block forms, subarray, contiguous,
+// dup, resized) over a plain predefined type, read from the type's contents;
+// false for anything else, which the packing method below handles. Decoding
+// matters for speed: ARMCI-MPI (Global Arrays, NWChem) makes a new subarray
+// type for every strided accumulate, so its runs are found once per call.
 bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
   MPI_Count n_ints = 0, n_addresses = 0, n_counts = 0, n_types = 0;
   int combiner = 0;
@@ -181,6 +226,9 @@ bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
       return true;
     case MPI_COMBINER_HINDEXED_BLOCK:
       for (int k = 0; k < ints[0]; ++k) block(addresses[static_cast<std::size_t>(k)], ints[1]);
+      return true;
+    case MPI_COMBINER_SUBARRAY:
+      subarray_runs(ints, extent, block);
       return true;
     default:
       return false;

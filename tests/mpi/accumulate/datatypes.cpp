@@ -67,6 +67,26 @@ const Layout& layout(const TypeInfo& t, Shape shape) {
       l.extent = 3 * s;
       break;
     }
+    case Shape::SubarrayC: {
+      // Rows 1-2, columns 1-2 of a 3 x 4 array in C order: ARMCI-MPI's
+      // strided patches (Global Arrays) are subarrays like this one.
+      const int sizes[2] = {3, 4}, subsizes[2] = {2, 2}, starts[2] = {1, 1};
+      PMPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, t.dt, &dt);
+      l.name = std::string("subarray 2x2 at (1,1) of 3x4, C order, of ") + t.name;
+      units = {5, 6, 9, 10};
+      l.extent = 12 * s;
+      break;
+    }
+    case Shape::SubarrayF3: {
+      // A 1 x 2 x 2 block at (1,1,0) of a 2 x 3 x 2 array in Fortran order:
+      // element (i,j,k) at i + 2j + 6k, the first index fastest.
+      const int sizes[3] = {2, 3, 2}, subsizes[3] = {1, 2, 2}, starts[3] = {1, 1, 0};
+      PMPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_FORTRAN, t.dt, &dt);
+      l.name = std::string("subarray 1x2x2 at (1,1,0) of 2x3x2, Fortran order, of ") + t.name;
+      units = {3, 5, 9, 11};
+      l.extent = 12 * s;
+      break;
+    }
     case Shape::Contig2:
       PMPI_Type_contiguous(2, t.dt, &dt);
       l.name = std::string("contiguous(2) of ") + t.name;

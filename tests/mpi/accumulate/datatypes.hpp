@@ -13,7 +13,18 @@
 
 namespace shim::test::accumulate {
 
-enum class Shape { Basic, Vector3s2, Resized2, Resized3, IndexedA, IndexedB, Contig2, Permuted3 };
+enum class Shape {
+  Basic,
+  Vector3s2,
+  Resized2,
+  Resized3,
+  IndexedA,
+  IndexedB,
+  Contig2,
+  Permuted3,
+  SubarrayC,
+  SubarrayF3
+};
 
 struct Layout {
   std::string name;

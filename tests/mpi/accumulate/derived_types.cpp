@@ -1,5 +1,5 @@
 // Scenario: derived datatypes on the origin, target and result side
-// (vectors, resized, indexed and contiguous types over every kind of
+// (vectors, resized, indexed, subarray and contiguous types over every kind of
 // element, pairs included), for operations and types chosen to cover each
 // category; holes in strided targets keep their values, holes in result
 // buffers their bytes.
@@ -20,9 +20,10 @@ namespace {
 class DerivedItem : public Item {
  public:
   DerivedItem(const OpInfo& op, const TypeInfo& type) : op_(op), type_(type) {}
-  // Per origin: a (3 elements), b (5), c (5), d (9), e (4), f (3), g (3).
-  static constexpr int kBlocks = 7;
-  static constexpr int kSpan[kBlocks] = {3, 5, 5, 9, 4, 3, 3};
+  // Per origin: a (3 elements), b (5), c (5), d (9), e (4), f (3), g (3),
+  // h (12), i (24).
+  static constexpr int kBlocks = 9;
+  static constexpr int kSpan[kBlocks] = {3, 5, 5, 9, 4, 3, 3, 12, 24};
   void place(Cursor& cursor, int P) override {
     const auto s = static_cast<MPI_Aint>(type_.size);
     shared_ = op_.reorderable ? cursor.take(5 * s) : -1;
@@ -106,6 +107,19 @@ class DerivedItem : public Item {
     {
       RmaOp r = update(x.variant + 7, Shape::Permuted3, 1, Shape::Basic, 3, own(6), Shape::Permuted3, 1, "g");
       seeds(r, 7);
+    }
+    // (h) contiguous origin into a C-order subarray target, results into a
+    // Fortran-order subarray.
+    {
+      RmaOp r = typed(gacc_fn(x.variant + 8, x.passive), op_, type_, Shape::Basic, 4, Shape::SubarrayC, 1, own(7),
+                      Shape::SubarrayF3, 1, "h");
+      seeds(r, 8);
+    }
+    // (i) two Fortran-order subarrays on both sides: the second instance
+    // starts one whole array (the type's extent) after the first.
+    {
+      RmaOp r = update(x.variant + 9, Shape::SubarrayF3, 2, Shape::SubarrayF3, 2, own(8), Shape::Basic, 8, "i");
+      seeds(r, 9);
     }
   }
 
