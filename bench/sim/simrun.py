@@ -6,7 +6,7 @@ directly, it times one point outside the sweeps:
 
   bench/sim/simrun.py PLATFORM LAYOUT OP VARIANT SIZES [--set SHIM_NAME=VALUE ...] [--precision P]
   bench/sim/simrun.py hetero 4x1 bcast shim-eco 16384
-  bench/sim/simrun.py ib-offload 31x8+1x3 alltoall shim-sa 256 --precision 1e-7
+  bench/sim/simrun.py ib-offload 31x8+1x3 alltoall shim-sa 256 --precision 1e-8
 
 LAYOUT is NODESxPPN, optionally +NODESxPPN for a second group of nodes, and
 -rr for round-robin placement. --precision sets SimGrid's surf/precision
