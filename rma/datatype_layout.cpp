@@ -168,16 +168,56 @@ void subarray_runs(const std::vector<int>& ints, MPI_Count element_extent, Block
   }
 }
 
+// One datatype's runs (offsets from its origin, in packed order, touching
+// ones merged) and its extent, which repetitions of it are spaced by.
+struct DecodedRuns {
+  std::vector<ByteRun> runs;
+  MPI_Count extent = 0;
+
+  void append(std::int64_t offset, std::int64_t bytes) {
+    if (bytes <= 0) return;
+    if (!runs.empty() && runs.back().offset + runs.back().bytes == offset) {
+      runs.back().bytes += bytes;
+    } else {
+      runs.push_back({offset, bytes});
+    }
+  }
+  // `count` repetitions of `inner` from `offset`.
+  void append_repeated(const DecodedRuns& inner, std::int64_t offset, std::int64_t count) {
+    if (inner.runs.size() == 1 && inner.runs.front().offset == 0 && inner.runs.front().bytes == inner.extent) {
+      append(offset, count * inner.extent);  // dense: the repetitions touch
+      return;
+    }
+    for (std::int64_t k = 0; k < count; ++k) {
+      for (const ByteRun& run : inner.runs) append(offset + k * inner.extent + run.offset, run.bytes);
+    }
+  }
+};
+
+// Nesting deeper than this goes to the packing method below.
+constexpr int kMaxDecodedDepth = 8;
+
 // The runs of the constructors codes use for patches and tiles (vector,
 // hvector, indexed, hindexed and their block forms, subarray, contiguous,
-// dup, resized) over a plain predefined type, read from the type's contents;
-// false for anything else, which the packing method below handles. Decoding
-// matters for speed: ARMCI-MPI (Global Arrays, NWChem) makes a new subarray
-// type for every strided accumulate, so its runs are found once per call.
-bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
+// dup, resized), nested in each other down to plain elements of `basic`,
+// read from the types' contents; false for anything else (structs, darrays,
+// pair types), which the packing method below handles. Decoding matters for
+// speed: ARMCI-MPI (Global Arrays, NWChem) makes a new subarray type for
+// every strided accumulate, so its runs are found once per call.
+bool decode_runs(MPI_Datatype type, MPI_Datatype basic, int depth, DecodedRuns& out) {
+  MPI_Count lb = 0;
+  if (PMPI_Type_get_extent_c(type, &lb, &out.extent) != MPI_SUCCESS) return false;
+  if (predefined_type(type)) {
+    MPI_Count size = 0;
+    // Pair types (padding inside) and anything MPI cannot describe: by packing.
+    if (type != basic || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size != out.extent) return false;
+    out.append(0, size);
+    return true;
+  }
   MPI_Count n_ints = 0, n_addresses = 0, n_counts = 0, n_types = 0;
   int combiner = 0;
-  if (PMPI_Type_get_envelope_c(type, &n_ints, &n_addresses, &n_counts, &n_types, &combiner) != MPI_SUCCESS ||
+  if (depth >= kMaxDecodedDepth ||
+      PMPI_Type_get_envelope_c(type, &n_ints, &n_addresses, &n_counts, &n_types, &combiner) != MPI_SUCCESS ||
       n_counts != 0 || n_types != 1) {
     return false;
   }
@@ -188,19 +228,13 @@ bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
       MPI_SUCCESS) {
     return false;
   }
-  if (!predefined_type(old)) {
-    // A handle get_contents made for us; if freeing it fails, the packing
-    // method below still finds the runs.
-    static_cast<void>(PMPI_Type_free(&old));
-    return false;
-  }
-  MPI_Count size = 0, lb = 0, extent = 0;
-  if (PMPI_Type_size_c(old, &size) != MPI_SUCCESS || PMPI_Type_get_extent_c(old, &lb, &extent) != MPI_SUCCESS ||
-      size != extent || old != layout.basic) {
-    return false;  // pair types, and anything MPI cannot describe: by packing
-  }
-  MPI_Count position = 0;
-  auto block = [&](std::int64_t offset, std::int64_t elements) { add_run(layout, offset, elements * size, position); };
+  DecodedRuns inner;
+  const bool decoded = decode_runs(old, basic, depth + 1, inner);
+  // A derived `old` is a handle get_contents made for us; if freeing it
+  // fails, the packing method below still finds the runs.
+  if (!predefined_type(old) && PMPI_Type_free(&old) != MPI_SUCCESS) return false;
+  if (!decoded) return false;
+  auto block = [&](std::int64_t offset, std::int64_t elements) { out.append_repeated(inner, offset, elements); };
   switch (combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
@@ -210,25 +244,25 @@ bool decode_runs(MPI_Datatype type, DatatypeLayout& layout) {
       block(0, ints[0]);
       return true;
     case MPI_COMBINER_VECTOR:
-      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{k} * ints[2] * extent, ints[1]);
+      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{k} * ints[2] * inner.extent, ints[1]);
       return true;
     case MPI_COMBINER_HVECTOR:
       for (int k = 0; k < ints[0]; ++k) block(std::int64_t{k} * addresses[0], ints[1]);
       return true;
     case MPI_COMBINER_INDEXED:
-      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{ints[1 + ints[0] + k]} * extent, ints[1 + k]);
+      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{ints[1 + ints[0] + k]} * inner.extent, ints[1 + k]);
       return true;
     case MPI_COMBINER_HINDEXED:
       for (int k = 0; k < ints[0]; ++k) block(addresses[static_cast<std::size_t>(k)], ints[1 + k]);
       return true;
     case MPI_COMBINER_INDEXED_BLOCK:
-      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{ints[2 + k]} * extent, ints[1]);
+      for (int k = 0; k < ints[0]; ++k) block(std::int64_t{ints[2 + k]} * inner.extent, ints[1]);
       return true;
     case MPI_COMBINER_HINDEXED_BLOCK:
       for (int k = 0; k < ints[0]; ++k) block(addresses[static_cast<std::size_t>(k)], ints[1]);
       return true;
     case MPI_COMBINER_SUBARRAY:
-      subarray_runs(ints, extent, block);
+      subarray_runs(ints, inner.extent, block);
       return true;
     default:
       return false;
@@ -295,9 +329,12 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
     layout.run_starts.push_back(0);
     return MPI_SUCCESS;
   }
-  if (decode_runs(type, layout)) return MPI_SUCCESS;
-  layout.runs.clear();
-  layout.run_starts.clear();
+  DecodedRuns decoded;
+  if (decode_runs(type, layout.basic, 0, decoded)) {
+    MPI_Count position = 0;
+    for (const ByteRun& run : decoded.runs) add_run(layout, run.offset, run.bytes, position);
+    return MPI_SUCCESS;
+  }
   const std::size_t span = static_cast<std::size_t>(layout.true_extent);
   const std::size_t packed = static_cast<std::size_t>(layout.size);
   std::vector<unsigned char> source(span);

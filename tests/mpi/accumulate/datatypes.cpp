@@ -87,6 +87,30 @@ const Layout& layout(const TypeInfo& t, Shape shape) {
       l.extent = 12 * s;
       break;
     }
+    case Shape::VectorOfContig2: {
+      // Nested: two pairs of elements, the second a pair's extent after the
+      // first's end.
+      MPI_Datatype pair = MPI_DATATYPE_NULL;
+      PMPI_Type_contiguous(2, t.dt, &pair);
+      PMPI_Type_vector(2, 1, 2, pair, &dt);
+      PMPI_Type_free(&pair);
+      l.name = std::string("vector(2,1,2) of contiguous(2) of ") + t.name;
+      units = {0, 1, 4, 5};
+      l.extent = 6 * s;
+      break;
+    }
+    case Shape::IndexedOfVector: {
+      // Nested and permuting: the block at 2 vector extents comes first.
+      MPI_Datatype strided = MPI_DATATYPE_NULL;
+      PMPI_Type_vector(2, 1, 2, t.dt, &strided);
+      const int lengths[2] = {1, 1}, displs[2] = {2, 0};
+      PMPI_Type_indexed(2, lengths, displs, strided, &dt);
+      PMPI_Type_free(&strided);
+      l.name = std::string("indexed{1@2,1@0} of vector(2,1,2) of ") + t.name;
+      units = {6, 8, 0, 2};
+      l.extent = 9 * s;
+      break;
+    }
     case Shape::Contig2:
       PMPI_Type_contiguous(2, t.dt, &dt);
       l.name = std::string("contiguous(2) of ") + t.name;

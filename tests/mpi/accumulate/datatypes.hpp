@@ -23,7 +23,9 @@ enum class Shape {
   Contig2,
   Permuted3,
   SubarrayC,
-  SubarrayF3
+  SubarrayF3,
+  VectorOfContig2,
+  IndexedOfVector
 };
 
 struct Layout {
