@@ -70,6 +70,17 @@ int describe(MPI_Datatype type, DatatypeLayout& layout) {
   return MPI_SUCCESS;
 }
 
+// Appends a run, merging it into the last one when they touch, so that a
+// layout has as few runs as its memory allows; true when a new run began.
+bool append_touching(std::vector<ByteRun>& runs, ByteRun run) {
+  if (!runs.empty() && runs.back().offset + runs.back().bytes == run.offset) {
+    runs.back().bytes += run.bytes;
+    return false;
+  }
+  runs.push_back(run);
+  return true;
+}
+
 // Where the packed bytes of one predefined element lie in its memory, in
 // packed order: one piece for plain types; value then index for the pair
 // types of MINLOC/MAXLOC, laid out as the C structs MPI defines them by.
@@ -104,24 +115,13 @@ std::vector<ByteRun> element_pieces(MPI_Datatype basic, MPI_Count packed_size) {
   if (total != packed_size) pieces = {{0, packed_size}};
   // Merge pieces that touch (a double and its int).
   std::vector<ByteRun> merged;
-  for (const ByteRun& piece : pieces) {
-    if (!merged.empty() && merged.back().offset + merged.back().bytes == piece.offset) {
-      merged.back().bytes += piece.bytes;
-    } else {
-      merged.push_back(piece);
-    }
-  }
+  for (const ByteRun& piece : pieces) append_touching(merged, piece);
   return merged;
 }
 
 void add_run(DatatypeLayout& layout, std::int64_t offset, std::int64_t bytes, MPI_Count& position) {
   if (bytes <= 0) return;
-  if (!layout.runs.empty() && layout.runs.back().offset + layout.runs.back().bytes == offset) {
-    layout.runs.back().bytes += bytes;
-  } else {
-    layout.runs.push_back({offset, bytes});
-    layout.run_starts.push_back(position);
-  }
+  if (append_touching(layout.runs, {offset, bytes})) layout.run_starts.push_back(position);
   position += bytes;
 }
 
@@ -175,12 +175,7 @@ struct DecodedRuns {
   MPI_Count extent = 0;
 
   void append(std::int64_t offset, std::int64_t bytes) {
-    if (bytes <= 0) return;
-    if (!runs.empty() && runs.back().offset + runs.back().bytes == offset) {
-      runs.back().bytes += bytes;
-    } else {
-      runs.push_back({offset, bytes});
-    }
+    if (bytes > 0) append_touching(runs, {offset, bytes});
   }
   // `count` repetitions of `inner` from `offset`.
   void append_repeated(const DecodedRuns& inner, std::int64_t offset, std::int64_t count) {
@@ -357,14 +352,7 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
   for (std::size_t first = 0; first < packed; first += static_cast<std::size_t>(layout.basic_size)) {
     const std::int64_t start = static_cast<std::int64_t>(origin[first]) + layout.true_lb;
     for (const ByteRun& piece : pieces) {
-      const std::int64_t offset = start + piece.offset;
-      if (!layout.runs.empty() && layout.runs.back().offset + layout.runs.back().bytes == offset) {
-        layout.runs.back().bytes += piece.bytes;
-      } else {
-        layout.runs.push_back({offset, piece.bytes});
-        layout.run_starts.push_back(position);
-      }
-      position += piece.bytes;
+      add_run(layout, start + piece.offset, piece.bytes, position);
     }
   }
   return MPI_SUCCESS;
@@ -373,11 +361,7 @@ int compute_runs(MPI_Datatype type, DatatypeLayout& layout) {
 void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count bytes, std::vector<ByteRun>& out) {
   if (layout.dense) {
     // Consecutive datatypes touch: the stream is the memory.
-    if (!out.empty() && out.back().offset + out.back().bytes == first) {
-      out.back().bytes += bytes;
-    } else {
-      out.push_back({first, bytes});
-    }
+    append_touching(out, {first, bytes});
     return;
   }
   MPI_Count position = first;
@@ -391,11 +375,7 @@ void runs_of_stream(const DatatypeLayout& layout, MPI_Count first, MPI_Count byt
     const MPI_Count into = within - layout.run_starts[index];
     const MPI_Count take = std::min(run.bytes - into, end - position);
     const std::int64_t offset = copy * layout.extent + run.offset + into;
-    if (!out.empty() && out.back().offset + out.back().bytes == offset) {
-      out.back().bytes += take;
-    } else {
-      out.push_back({offset, take});
-    }
+    append_touching(out, {offset, take});
     position += take;
   }
 }
