@@ -192,13 +192,14 @@ struct DecodedRuns {
 // Nesting deeper than this goes to the packing method below.
 constexpr int kMaxDecodedDepth = 8;
 
-// The runs of the constructors codes use for patches and tiles (vector,
-// hvector, indexed, hindexed and their block forms, subarray, contiguous,
-// dup, resized), nested in each other down to plain elements of `basic`,
-// read from the types' contents; false for anything else (structs, darrays,
-// pair types), which the packing method below handles. Decoding matters for
-// speed: ARMCI-MPI (Global Arrays, NWChem) makes a new subarray type for
-// every strided accumulate, so its runs are found once per call.
+// The runs of the constructors codes use for patches, tiles and records
+// (vector, hvector, indexed, hindexed and their block forms, subarray,
+// struct, contiguous, dup, resized), nested in each other down to plain
+// elements of `basic`, read from the types' contents; false for anything
+// else (darrays, pair types, a struct member of another basic type), which
+// the packing method below handles. Decoding matters for speed: ARMCI-MPI
+// (Global Arrays, NWChem) makes a new subarray type for every strided
+// accumulate, so its runs are found once per call.
 bool decode_runs(MPI_Datatype type, MPI_Datatype basic, int depth, DecodedRuns& out) {
   MPI_Count lb = 0;
   if (PMPI_Type_get_extent_c(type, &lb, &out.extent) != MPI_SUCCESS) return false;
@@ -213,24 +214,33 @@ bool decode_runs(MPI_Datatype type, MPI_Datatype basic, int depth, DecodedRuns& 
   int combiner = 0;
   if (depth >= kMaxDecodedDepth ||
       PMPI_Type_get_envelope_c(type, &n_ints, &n_addresses, &n_counts, &n_types, &combiner) != MPI_SUCCESS ||
-      n_counts != 0 || n_types != 1) {
+      n_counts != 0 || n_types < 1) {
     return false;
   }
   std::vector<int> ints(static_cast<std::size_t>(n_ints));
   std::vector<MPI_Aint> addresses(static_cast<std::size_t>(n_addresses));
-  MPI_Datatype old = MPI_DATATYPE_NULL;
-  if (PMPI_Type_get_contents_c(type, n_ints, n_addresses, 0, 1, ints.data(), addresses.data(), nullptr, &old) !=
-      MPI_SUCCESS) {
+  std::vector<MPI_Datatype> olds(static_cast<std::size_t>(n_types), MPI_DATATYPE_NULL);
+  if (PMPI_Type_get_contents_c(type, n_ints, n_addresses, 0, n_types, ints.data(), addresses.data(), nullptr,
+                               olds.data()) != MPI_SUCCESS) {
     return false;
   }
-  DecodedRuns inner;
-  const bool decoded = decode_runs(old, basic, depth + 1, inner);
-  // A derived `old` is a handle get_contents made for us; if freeing it
+  std::vector<DecodedRuns> inners(olds.size());
+  bool decoded = true;
+  for (std::size_t k = 0; k < olds.size() && decoded; ++k) decoded = decode_runs(olds[k], basic, depth + 1, inners[k]);
+  // Derived `olds` are handles get_contents made for us; if freeing one
   // fails, the packing method below still finds the runs.
-  if (!predefined_type(old) && PMPI_Type_free(&old) != MPI_SUCCESS) return false;
+  for (MPI_Datatype& old : olds) {
+    if (!predefined_type(old) && PMPI_Type_free(&old) != MPI_SUCCESS) decoded = false;
+  }
   if (!decoded) return false;
+  const DecodedRuns& inner = inners.front();
   auto block = [&](std::int64_t offset, std::int64_t elements) { out.append_repeated(inner, offset, elements); };
   switch (combiner) {
+    case MPI_COMBINER_STRUCT:
+      for (int k = 0; k < ints[0]; ++k) {
+        out.append_repeated(inners[static_cast<std::size_t>(k)], addresses[static_cast<std::size_t>(k)], ints[1 + k]);
+      }
+      return true;
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
       block(0, 1);

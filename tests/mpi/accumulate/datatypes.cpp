@@ -111,6 +111,21 @@ const Layout& layout(const TypeInfo& t, Shape shape) {
       l.extent = 9 * s;
       break;
     }
+    case Shape::StructOfPairAndOne: {
+      // A record: one element at 4, then a pair at 0 (a struct's members
+      // in typemap order, not memory order).
+      MPI_Datatype pair = MPI_DATATYPE_NULL;
+      PMPI_Type_contiguous(2, t.dt, &pair);
+      const int lengths[2] = {1, 1};
+      const MPI_Aint displs[2] = {4 * s, 0};
+      const MPI_Datatype members[2] = {t.dt, pair};
+      PMPI_Type_create_struct(2, lengths, displs, members, &dt);
+      PMPI_Type_free(&pair);
+      l.name = std::string("struct{1@4, contiguous(2)@0} of ") + t.name;
+      units = {4, 0, 1};
+      l.extent = 5 * s;
+      break;
+    }
     case Shape::Contig2:
       PMPI_Type_contiguous(2, t.dt, &dt);
       l.name = std::string("contiguous(2) of ") + t.name;

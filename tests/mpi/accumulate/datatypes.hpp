@@ -25,7 +25,8 @@ enum class Shape {
   SubarrayC,
   SubarrayF3,
   VectorOfContig2,
-  IndexedOfVector
+  IndexedOfVector,
+  StructOfPairAndOne
 };
 
 struct Layout {

@@ -1,5 +1,5 @@
 // Scenario: derived datatypes on the origin, target and result side
-// (vectors, resized, indexed, subarray, contiguous and nested types over every kind of
+// (vectors, resized, indexed, subarray, struct, contiguous and nested types over every kind of
 // element, pairs included), for operations and types chosen to cover each
 // category; holes in strided targets keep their values, holes in result
 // buffers their bytes.
@@ -21,9 +21,9 @@ class DerivedItem : public Item {
  public:
   DerivedItem(const OpInfo& op, const TypeInfo& type) : op_(op), type_(type) {}
   // Per origin: a (3 elements), b (5), c (5), d (9), e (4), f (3), g (3),
-  // h (12), i (24), j (9).
-  static constexpr int kBlocks = 10;
-  static constexpr int kSpan[kBlocks] = {3, 5, 5, 9, 4, 3, 3, 12, 24, 9};
+  // h (12), i (24), j (9), k (10).
+  static constexpr int kBlocks = 11;
+  static constexpr int kSpan[kBlocks] = {3, 5, 5, 9, 4, 3, 3, 12, 24, 9, 10};
   void place(Cursor& cursor, int P) override {
     const auto s = static_cast<MPI_Aint>(type_.size);
     shared_ = op_.reorderable ? cursor.take(5 * s) : -1;
@@ -127,6 +127,13 @@ class DerivedItem : public Item {
       RmaOp r = typed(gacc_fn(x.variant + 10, x.passive), op_, type_, Shape::VectorOfContig2, 1, Shape::IndexedOfVector,
                       1, own(9), Shape::VectorOfContig2, 1, "j");
       seeds(r, 10);
+    }
+    // (k) contiguous origin into two records (structs whose members are
+    // not in memory order), results into two records.
+    {
+      RmaOp r = typed(gacc_fn(x.variant + 11, x.passive), op_, type_, Shape::Basic, 6, Shape::StructOfPairAndOne, 2,
+                      own(10), Shape::StructOfPairAndOne, 2, "k");
+      seeds(r, 11);
     }
   }
 
