@@ -497,8 +497,16 @@ int ManagedWindow::accumulate(const AccumulateCall& call, MPI_Request* request) 
     SHIM_TRY(apply_owner(call, operands, stream, result));
   }
   if (result && result->replies_left == 0) SHIM_TRY(result->finish());
-  // A request-based fetch completes when its result is in.
-  if (result && !result->done && request != nullptr) SHIM_TRY(channel_->wait_for(*result));
+  // A request-based fetch completes when its result is in. Any other
+  // request-based call shipped to a server completes when applied there:
+  // MPI asks only for local completion, but MPICH completes these requests
+  // on the target's acknowledgement, and codes rely on it (BAGEL accumulates
+  // with MPI_Raccumulate + MPI_Wait, then tells the owner by a message that
+  // it may read).
+  if (request != nullptr && result && !result->done) SHIM_TRY(channel_->wait_for(*result));
+  if (request != nullptr && !result && path_ == AccumulatePath::owner && !same_node(call.target)) {
+    SHIM_TRY(complete_shipped());
+  }
   return finished(request);
 }
 
