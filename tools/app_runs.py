@@ -48,6 +48,21 @@ def shim_library(tool, build):
     return library
 
 
+def add_arguments(parser, np, timeout, runs):
+    """The options both scripts take; `runs` names what one run is ("test", "example")."""
+    parser.add_argument("--build", default="build", help="shim's build directory")
+    parser.add_argument("--np", type=int, default=np, help=f"processes per {runs}")
+    parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated configurations")
+    parser.add_argument("--timeout", type=int, default=timeout, help="seconds per run")
+    parser.add_argument("--list", action="store_true", help=f"print the configurations and {runs}s, run nothing")
+
+
+def print_list(configs, names):
+    for name, settings in configs.items():
+        print(name, " ".join(f"{k}={v}" for k, v in (settings or {}).items()) or "native")
+    print(" ".join(names))
+
+
 def chosen_configs(names):
     """The configurations named (comma-separated), native always among them, first."""
     configs = {name: CONFIGS[name] for name in names.split(",")}
