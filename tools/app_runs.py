@@ -20,6 +20,11 @@ CONFIGS = {
     "caller-1": {"SHIM_NODE_SIZE": "1", "SHIM_ACCUMULATE": "caller"},
     "clustered-1": {"SHIM_NODE_SIZE": "1", "SHIM_ACCUMULATE": "owner", "SHIM_SERVER_CLUSTER": "2",
                     "SHIM_SERVER_CREDITS": "1"},
+    # Every broadcast through shim's trees between nodes, in segments from 1
+    # KiB: two-level, and ECO with virtual node i in subnet i % 3.
+    "bcast-1": {"SHIM_NODE_SIZE": "1", "SHIM_BCAST": "twolevel", "SHIM_BCAST_SEGMENT": "1K"},
+    "eco-1": {"SHIM_NODE_SIZE": "1", "SHIM_BCAST": "eco", "SHIM_BCAST_SEGMENT": "1K",
+              "SHIM_PROFILE": str(REPO / "tests" / "data" / "vnodes_3_subnets.json")},
 }
 # "shim: total   <path>   <ops>   <bytes>" in SHIM_STATS' accumulate table.
 ACCUMULATE_TOTAL = re.compile(r"^shim: total\s+(\S+)\s+(\d+)\s+\d+\s*$", re.M)
