@@ -12,6 +12,16 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
+
+
+def eco_across_subnets(node_size):
+    """ECO over 3 subnets of virtual nodes of `node_size` processes (virtual
+    node i in subnet i % 3; tests/data/vnodes_3_subnets.json names 8 of
+    them), every broadcast cut into segments from 1 KiB."""
+    return {"SHIM_NODE_SIZE": str(node_size), "SHIM_BCAST": "eco", "SHIM_BCAST_SEGMENT": "1K",
+            "SHIM_PROFILE": str(REPO / "tests" / "data" / "vnodes_3_subnets.json")}
+
+
 # Virtual nodes of 1-2 processes give every run a remote part.
 CONFIGS = {
     "native": None,
@@ -21,10 +31,9 @@ CONFIGS = {
     "clustered-1": {"SHIM_NODE_SIZE": "1", "SHIM_ACCUMULATE": "owner", "SHIM_SERVER_CLUSTER": "2",
                     "SHIM_SERVER_CREDITS": "1"},
     # Every broadcast through shim's trees between nodes, in segments from 1
-    # KiB: two-level, and ECO with virtual node i in subnet i % 3.
+    # KiB: two-level, and ECO across 3 subnets.
     "bcast-1": {"SHIM_NODE_SIZE": "1", "SHIM_BCAST": "twolevel", "SHIM_BCAST_SEGMENT": "1K"},
-    "eco-1": {"SHIM_NODE_SIZE": "1", "SHIM_BCAST": "eco", "SHIM_BCAST_SEGMENT": "1K",
-              "SHIM_PROFILE": str(REPO / "tests" / "data" / "vnodes_3_subnets.json")},
+    "eco-1": eco_across_subnets(1),
 }
 # "shim: total   <path>   <ops>   <bytes>" in SHIM_STATS' accumulate table.
 ACCUMULATE_TOTAL = re.compile(r"^shim: total\s+(\S+)\s+(\d+)\s+\d+\s*$", re.M)
