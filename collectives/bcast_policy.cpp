@@ -22,16 +22,16 @@ constexpr std::array kRules = {
               "all ranks share one node: nothing crosses the network", [](const BcastFacts& f) { return f.nodes <= 1; },
               shape},
     BcastRule{"costly-sends-short",
-              "send cost >= 1 us && bytes <= 4 KiB (measured subnets: 1 KiB, and ranks per subnet x bytes <= 8 KiB)",
+              "send cost >= 1 us && bytes <= 4 KiB (measured subnets: 1 KiB, and nodes per subnet x bytes <= 1 KiB)",
               BcastAlgorithm::native,
               "each message costs its sender more than it takes to arrive: MPI's binomial tree sends the fewest "
               "messages one after another (scale model, docs/scale/few-nodes.md)",
               [](const BcastFacts& f) {
                 if (f.send_cost_ns < kBcastCostlySendNs) return false;
                 if (f.subnets < 2) return f.bytes <= kBcastCostlySendMaxBytes;
-                const std::int64_t ranks_per_subnet = std::int64_t{f.nodes} * f.ppn / f.subnets;
+                const std::int64_t nodes_per_subnet = (std::int64_t{f.nodes} + f.subnets - 1) / f.subnets;
                 return f.bytes <= kBcastCostlySendSubnetsMaxBytes &&
-                       ranks_per_subnet * f.bytes <= kBcastCostlySendSubnetCrossingBytes;
+                       nodes_per_subnet * f.bytes <= kBcastCostlySendSubnetCrossingBytes;
               },
               [](const BcastFacts& f) { return shape(f) + ", " + std::to_string(f.send_cost_ns) + " ns per message"; }},
     BcastRule{"measured-subnets", "the profile places the nodes in >= 2 subnets", BcastAlgorithm::eco,

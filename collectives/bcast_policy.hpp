@@ -37,14 +37,19 @@ struct BcastFacts {
 inline constexpr int kBcastCostlySendNs = 1000;
 inline constexpr std::int64_t kBcastCostlySendMaxBytes = 4096;
 inline constexpr std::int64_t kBcastCostlySendSubnetsMaxBytes = 1024;
-// ... and only while MPI's tree pushes little through the slow links: in
-// its widest step about every rank of a subnet sends the message across,
-// (ranks per subnet) x bytes over one subnet's link. Scale model, ECO-like
-// platform (docs/scale/full.md), 64 x 8 in 4 subnets (128 ranks each),
-// MPICH against ECO: 47.1 / 63.6 / 143.9 / 449.9 us against 59.7 / 61.4 /
-// 72.6 / 101.1 at 16 / 64 / 256 B / 1 KiB (2 / 8 / 32 / 128 KiB across);
-// 4 x 8 (8 ranks per subnet) 35.3 against 51.9 at 1 KiB (8 KiB across).
-inline constexpr std::int64_t kBcastCostlySendSubnetCrossingBytes = 8192;
+// ... and only while MPI's tree pushes little through the slow links. Its
+// messages between nodes are about one per node, whatever the processes per
+// node, and where subnets interleave in rank order most of them cross: about
+// (nodes per subnet) x bytes over one subnet's link. Scale model, ECO-like
+// platform (node i in subnet i % 4, docs/scale/full.md), MPICH against ECO:
+// 64 x 8 and 64 x 1 (16 nodes per subnet) 47.1 / 63.6 / 143.9 us and 46.8 /
+// 63.2 / 142.2 against 59.7 / 61.4 / 72.6 and 59.3 / 61.0 / 72.2 at 16 / 64 /
+// 256 B: the same at 1 and 8 processes per node; 128 x 1 (32 per subnet)
+// 62.6 / 101.1 / 257.3 against 72.2 / 74.0 / 86.7 at 16 / 64 / 256 B; 16 x
+// 1 and 16 x 8 (4 per subnet) 47.6 / 48.1 against 50.5 / 51.0 at 256 B,
+// 125.5 against 75.7 at 1 KiB; 4 x 8 (1 per subnet) 35.3 against 51.9 at
+// 1 KiB. MPICH leads up to 1 KiB across, ECO from 2 KiB.
+inline constexpr std::int64_t kBcastCostlySendSubnetCrossingBytes = 1024;
 
 // Two nodes of one process each: one message either way, which segments
 // only cut up (scale model, onload, 2 x 1, 1 MiB: MPICH's selection 84.5 us

@@ -42,12 +42,25 @@ TEST_CASE("broadcast: where sends are costly, short messages stay with MPI's bin
     CHECK(rule_for({1, 8, 4, subnets, true, kBcastCostlySendNs - 1}).outcome != BcastAlgorithm::native);
   }
   // Between subnets ECO from 4 KiB, and from less where MPI's tree would push
-  // more than kBcastCostlySendSubnetCrossingBytes across a subnet's link
-  // (64 x 8 in 4 subnets: 128 ranks each).
+  // more than kBcastCostlySendSubnetCrossingBytes across a subnet's link:
+  // about a message per node, so nodes per subnet x bytes, whatever the ppn.
   CHECK(rule_for({4096, 8, 4, 3, true, 6390}).outcome == BcastAlgorithm::eco);
-  CHECK(rule_for({64, 64, 8, 4, true, 6390}).outcome == BcastAlgorithm::native);
-  CHECK(rule_for({65, 64, 8, 4, true, 6390}).outcome == BcastAlgorithm::eco);
-  CHECK(rule_for({1024, 64, 8, 4, true, 6390}).outcome == BcastAlgorithm::eco);
+  for (const int ppn : {1, 8, 16}) {
+    // 64 nodes in 4 subnets: 16 each.
+    CHECK(rule_for({64, 64, ppn, 4, true, 6390}).outcome == BcastAlgorithm::native);
+    CHECK(rule_for({65, 64, ppn, 4, true, 6390}).outcome == BcastAlgorithm::eco);
+    CHECK(rule_for({256, 64, ppn, 4, false, 6390}).outcome == BcastAlgorithm::eco);
+    // 128 nodes in 4 subnets: 32 each.
+    CHECK(rule_for({32, 128, ppn, 4, true, 6390}).outcome == BcastAlgorithm::native);
+    CHECK(rule_for({64, 128, ppn, 4, true, 6390}).outcome == BcastAlgorithm::eco);
+    // 16 nodes: 4 each; 4 nodes: 1 each, where MPI leads up to the 1 KiB cap.
+    CHECK(rule_for({256, 16, ppn, 4, true, 6390}).outcome == BcastAlgorithm::native);
+    CHECK(rule_for({1024, 16, ppn, 4, true, 6390}).outcome == BcastAlgorithm::eco);
+    CHECK(rule_for({1024, 4, ppn, 4, true, 6390}).outcome == BcastAlgorithm::native);
+  }
+  // Nodes that do not split evenly round up: 6 nodes in 4 subnets, 2 in some.
+  CHECK(rule_for({512, 6, 2, 4, true, 6390}).outcome == BcastAlgorithm::native);
+  CHECK(rule_for({513, 6, 2, 4, true, 6390}).outcome == BcastAlgorithm::eco);
   const BcastFacts facts{1, 8, 4, 0, true, 6390};
   CHECK(shim::coll::BcastPolicy::explain(rule_for(facts), facts).find("6390 ns per message") != std::string::npos);
 }
