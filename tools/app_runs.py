@@ -13,7 +13,6 @@ import sys
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-
 def eco_across_subnets(node_size):
     """ECO over 3 subnets of virtual nodes of `node_size` processes (virtual
     node i in subnet i % 3; tests/data/vnodes_3_subnets.json names 8 of
