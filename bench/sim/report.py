@@ -31,8 +31,9 @@ SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 NETWORKS_VARIANTS = ["shim-auto", "shim-sa", "shim-node-pairs", "shim-linear", "shim-leader", "mpich"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             # The part of the full grid run so far: 16 and 32 nodes, 64 x 1-16, 128 x 1-2, broadcasts
-            # at 128 x 4-8, ECO-like broadcasts at 16-128 nodes and a few points of the uneven layouts
-            # (docs/scale/README.md gives each run's command).
+            # at 128 x 4-8, ECO-like broadcasts at 16-128 nodes, the offload and Ethernet platforms'
+            # broadcasts at 64 nodes and a few points of the uneven layouts (docs/scale/README.md gives
+            # each run's command).
             "full": "bench/sim/sweep full --platforms ib-onload --layouts "
                     "16x1,16x2,16x4,16x8,16x16,32x1,32x2,32x4,32x8,32x16,64x1,64x2,64x4,64x8,128x1 --timeout 900 && "
                     "bench/sim/sweep full --platforms hetero --layouts 16x1,16x8,64x1,64x8,128x1 --timeout 900 && "
@@ -42,7 +43,12 @@ COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
                     "ib-onload --layouts 64x16 --ops bcast && bench/sim/sweep full --platforms ib-onload --layouts "
                     "64x16 --ops alltoall --sizes 1024 --only shim-auto,shim-sa,shim-rd,shim-leader,"
                     "shim-node-pairs,mpich,mvapich2,impi,smpi-bruck,smpi-pair && bench/sim/sweep full --platforms "
-                    "ib-onload --layouts 128x2 --timeout 900 && bench/sim/report.py full",
+                    "ib-onload --layouts 128x2 --timeout 900 && bench/sim/sweep full --platforms hetero --layouts 128x8 "
+                    "--ops bcast --sizes 1,4,16,64,256,1024,4096 --only shim-auto,shim-eco,mpich,ompi,mvapich2,impi && "
+                    "bench/sim/sweep full --platforms ib-offload,eth-25g,eth-1g --layouts 64x4 --ops bcast "
+                    "--timeout 900 && bench/sim/sweep full --platforms ib-offload,eth-25g,eth-1g --layouts "
+                    "64x16,63x8+1x3 --ops bcast --only shim-auto,shim-twolevel,mpich,ompi,mvapich2,impi --timeout 900 "
+                    "&& bench/sim/report.py full",
             "few-nodes": "bench/sim/sweep few-nodes --timeout 900 && bench/sim/report.py few-nodes",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
             "tiny": "bench/sim/sweep tiny --only shim-auto,shim-sa,shim-node-pairs,mpich && bench/sim/report.py tiny",
