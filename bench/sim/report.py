@@ -31,7 +31,7 @@ SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 NETWORKS_VARIANTS = ["shim-auto", "shim-sa", "shim-node-pairs", "shim-linear", "shim-leader", "mpich"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             # The part of the full grid run so far: 16 and 32 nodes, 64 x 1-16, 128 x 1-2, broadcasts
-            # at 128 x 4-8, ECO-like broadcasts at 16-128 nodes, the offload and Ethernet platforms'
+            # at 128 x 4-8, 128 x 4 alltoall to 1 KiB, ECO-like broadcasts at 16-128 nodes, the offload and Ethernet platforms'
             # broadcasts at 64 nodes and a few points of the uneven layouts (docs/scale/README.md gives
             # each run's command).
             "full": "bench/sim/sweep full --platforms ib-onload --layouts "
@@ -48,6 +48,8 @@ COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
                     "bench/sim/sweep full --platforms ib-offload,eth-25g,eth-1g --layouts 64x4 --ops bcast "
                     "--timeout 900 && bench/sim/sweep full --platforms ib-offload,eth-25g,eth-1g --layouts "
                     "64x16,63x8+1x3 --ops bcast --only shim-auto,shim-twolevel,mpich,ompi,mvapich2,impi --timeout 900 "
+                    "&& bench/sim/sweep full --platforms ib-onload --layouts 128x4 --ops alltoall --sizes 256,512,1024 "
+                    "--only shim-auto,shim-sa,shim-node-pairs,mpich,ompi,mvapich2,impi --timeout 1200 "
                     "&& bench/sim/report.py full",
             "few-nodes": "bench/sim/sweep few-nodes --timeout 900 && bench/sim/report.py few-nodes",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
