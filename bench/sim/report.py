@@ -31,16 +31,15 @@ SELECTORS = ["mpich", "ompi", "mvapich2", "impi"]
 NETWORKS_VARIANTS = ["shim-auto", "shim-sa", "shim-node-pairs", "shim-linear", "shim-leader", "mpich"]
 COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
             # The part of the full grid run so far: 16 and 32 nodes, 64 x 1-16, 128 x 1-2, broadcasts
-            # at 128 x 4-8, 128 x 4 alltoall to 1 KiB, ECO-like broadcasts at 16-128 nodes, the offload and Ethernet platforms'
-            # broadcasts at 64 nodes and a few points of the uneven layouts (docs/scale/README.md gives
-            # each run's command).
+            # at 128 x 4-8, 128 x 4 alltoall to 1 KiB, ECO-like broadcasts at 16-128 nodes, the offload
+            # and Ethernet platforms' broadcasts at 64 nodes and a few points of the uneven layouts
+            # (docs/scale/README.md gives each run's command).
             "full": "bench/sim/sweep full --platforms ib-onload --layouts "
                     "16x1,16x2,16x4,16x8,16x16,32x1,32x2,32x4,32x8,32x16,64x1,64x2,64x4,64x8,128x1 --timeout 900 && "
                     "bench/sim/sweep full --platforms hetero --layouts 16x1,16x8,64x1,64x8,128x1 --timeout 900 && "
-                    "bench/sim/sweep full --platforms ib-onload --layouts 128x4,128x8 --ops bcast "
-                    "--timeout 900 && "
-                    "bench/sim/sweep full --platforms "
-                    "ib-onload --layouts 64x16 --ops bcast && bench/sim/sweep full --platforms ib-onload --layouts "
+                    "bench/sim/sweep full --platforms ib-onload --layouts 128x4,128x8 --ops bcast --timeout 900 && "
+                    "bench/sim/sweep full --platforms ib-onload --layouts 64x16 --ops bcast && "
+                    "bench/sim/sweep full --platforms ib-onload --layouts "
                     "64x16 --ops alltoall --sizes 1024 --only shim-auto,shim-sa,shim-rd,shim-leader,"
                     "shim-node-pairs,mpich,mvapich2,impi,smpi-bruck,smpi-pair && bench/sim/sweep full --platforms "
                     "ib-onload --layouts 128x2 --timeout 900 && bench/sim/sweep full --platforms hetero --layouts 128x8 "
