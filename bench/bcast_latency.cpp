@@ -20,7 +20,7 @@ constexpr std::string_view kUsage = R"(
   --warmup N         untimed calls per algorithm and size (at most one batch's); default 10
   --rounds R         rounds per size, each one batch of every algorithm; default 7
   --root R           the broadcasting rank; default 0
-  --algorithms LIST  from native,auto,eco,twolevel; default all (native is required)
+  --algorithms LIST  from native,auto,eco,twolevel,scatter-allgather; default all (native is required)
   --single ALG       only ALG, no baseline and no ratios: to count its traffic from outside
 )";
 

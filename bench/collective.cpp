@@ -34,7 +34,8 @@ const std::vector<Algorithm>& algorithms_of(Operation operation) {
   static const std::vector<Algorithm> bcast = {{"native", SHIM_BCAST_NATIVE},
                                                {"auto", SHIM_BCAST_AUTO},
                                                {"eco", SHIM_BCAST_ECO},
-                                               {"twolevel", SHIM_BCAST_TWOLEVEL}};
+                                               {"twolevel", SHIM_BCAST_TWOLEVEL},
+                                               {"scatter-allgather", SHIM_BCAST_SCATTER_ALLGATHER}};
   return operation == Operation::alltoall ? alltoall : bcast;
 }
 

@@ -8,9 +8,10 @@
 
 namespace shim::coll {
 
-enum class BcastAlgorithm : std::uint8_t { native, eco, twolevel };
+enum class BcastAlgorithm : std::uint8_t { native, eco, twolevel, scatter_allgather };
 
-inline constexpr std::array kBcastAlgorithms = {BcastAlgorithm::native, BcastAlgorithm::eco, BcastAlgorithm::twolevel};
+inline constexpr std::array kBcastAlgorithms = {BcastAlgorithm::native, BcastAlgorithm::eco, BcastAlgorithm::twolevel,
+                                                BcastAlgorithm::scatter_allgather};
 
 constexpr std::string_view name(BcastAlgorithm algorithm) {
   switch (algorithm) {
@@ -20,6 +21,8 @@ constexpr std::string_view name(BcastAlgorithm algorithm) {
       return "eco";
     case BcastAlgorithm::twolevel:
       return "twolevel";
+    case BcastAlgorithm::scatter_allgather:
+      return "scatter-allgather";
   }
   return "?";
 }

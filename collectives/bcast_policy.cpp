@@ -21,6 +21,19 @@ constexpr std::array kRules = {
     BcastRule{"single-node", "nodes == 1", BcastAlgorithm::native,
               "all ranks share one node: nothing crosses the network", [](const BcastFacts& f) { return f.nodes <= 1; },
               shape},
+    BcastRule{
+        "slow-node-links",
+        "no measured subnets && node bandwidth <= 250 MB/s && nodes >= 8 && bytes >= 4 KiB && the two-level tree is "
+        "no chain",
+        BcastAlgorithm::scatter_allgather,
+        "a tree's relays send the whole message to each child through a slow link; scatter-allgather between "
+        "node leaders sends about the message once each way (scale model, 1 GbE: collectives/bcast_policy.hpp)",
+        [](const BcastFacts& f) {
+          return f.subnets < 2 && f.node_bandwidth > 0 && f.node_bandwidth <= kBcastSlowLinkMaxBytesPerSecond &&
+                 f.nodes >= kBcastScatterAllgatherMinNodes && f.bytes >= kBcastScatterAllgatherMinBytes &&
+                 !f.twolevel_chains;
+        },
+        [](const BcastFacts& f) { return shape(f) + ", node link " + std::to_string(f.node_bandwidth) + " B/s"; }},
     BcastRule{"costly-sends-short",
               "send cost >= 1 us && bytes <= 4 KiB (measured subnets: 1 KiB, and nodes per subnet x bytes <= 1 KiB)",
               BcastAlgorithm::native,

@@ -17,7 +17,42 @@ struct BcastFacts {
   int subnets = 0;           // subnets the communicator spans by the network profile; 0 without one
   bool consecutive = false;  // each node's ranks are one ascending block (topo::Layout::consecutive)
   int send_cost_ns = kReferenceSendCostNs;
+  // What one node's link carries to other nodes, bytes per second
+  // (SHIM_NODE_BANDWIDTH, the profile); 0: unknown.
+  std::int64_t node_bandwidth = 0;
+  // The two-level tree for this message is a chain between nodes, or one
+  // chain through every rank (bcast_tree: chain_between_nodes,
+  // one_chain_through_ranks), streaming it at a link's rate.
+  bool twolevel_chains = false;
 };
+
+// Where a node's link is slow, a tree's relays are held up by the link: each
+// sends the whole message to each child, where scatter-allgather between node
+// leaders puts about the message once each way through every link
+// (collectives/bcast_scatter_allgather). Scale model, 1 GbE platform
+// (`bench/sim/simrun.py eth-1g LAYOUT bcast shim-scatter-allgather SIZES`),
+// scatter-allgather against the best of MPICH's selection and the two-level
+// tree, 1 KiB / 4 KiB / 16 KiB / 64 KiB / 256 KiB / 1 MiB: 8 x 4 60.8 /
+// 125.4 / 381.0 / 1434.7 / 3997.8 / 15862.1 us against 52.4 / 206.9 / 474.9
+// / 1521.5 / 4903.0 / 10143.2; 16 x 4 75.3 / 146.9 / 430.2 / 1642.7 / 4564.8
+// / 17000.5 against 70.0 / 337.9 / 615.9 / 1799.0 / 5182.1 / 11289.7; 32 x 4
+// 89.2 / 164.1 / 461.5 / 1769.8 / 4850.5 / 17577.2 against 87.5 / 499.0 /
+// 755.8 / 2084.0 / 5464.2 / 18987.9; 64 x 4 102.7 / 178.6 / 488.0 / 1824.0 /
+// 5058.5 / 18144.2 against 105.1 / 556.3 / 896.7 / 2369.1 / 5749.4 /
+// 19272.4. It loses at 1 KiB, where the sends count more than the link, and
+// wherever the two-level tree is a chain, streaming the message at the
+// link's rate: 1 MiB on 8 and 16 nodes of 4 (chain between nodes), 256 KiB
+// / 1 MiB on 8 x 1 (one chain through every rank: 3182.0 / 10116.2 us
+// against 3977.8 / 15782.9; 16 / 64 KiB 474.4 / 1519.6 against 375.9 /
+// 1429.5). On 25 GbE it loses at every size (64 x 4, 1 KiB-1 MiB: 84.9 /
+// 94.1 / 90.8 / 130.8 / 273.7 / 873.7 us against 51.7 / 22.6 / 42.8 / 87.8
+// / 228.2 / 781.3): a 16 KiB message takes 5 us on such a link, less than
+// the sends of its 2 log2(nodes) steps. Between 1 and 25 Gb/s the model has
+// no platform, so the rule takes node links of up to twice 1 GbE; it starts
+// at 8 nodes, the fewest the model ran.
+inline constexpr std::int64_t kBcastSlowLinkMaxBytesPerSecond = 250'000'000;
+inline constexpr int kBcastScatterAllgatherMinNodes = 8;
+inline constexpr std::int64_t kBcastScatterAllgatherMinBytes = 4096;
 
 // Where each message costs its sender at least kBcastCostlySendNs, a short
 // broadcast is the root's and the relays' sends one after another: MPI's

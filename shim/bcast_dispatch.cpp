@@ -1,6 +1,7 @@
 #include "shim/bcast_dispatch.hpp"
 
 #include "collectives/bcast_pipeline.hpp"
+#include "collectives/bcast_stage_runner.hpp"
 #include "common/bottom_buffer.hpp"
 #include "common/datatype_checks.hpp"
 #include "common/format.hpp"
@@ -53,14 +54,27 @@ Route route_of(const BcastCall& call, BcastCall::Algorithm algorithm, CommState&
 
 BcastCall::Facts BcastCall::facts(CommState& state, const topo::Hierarchy& hierarchy, std::int64_t bytes) const {
   const topo::Layout& layout = hierarchy.layout();
-  return {
-      bytes, layout.nodes(), layout.max_ppn(), state.subnets_spanned(), layout.consecutive(), config().send_cost_ns};
+  const int subnets = state.subnets_spanned();
+  const coll::BcastFanout tree = bcast_fanout(Algorithm::twolevel, bytes, layout, subnets);
+  return {bytes,
+          layout.nodes(),
+          layout.max_ppn(),
+          subnets,
+          layout.consecutive(),
+          config().send_cost_ns,
+          config().node_bandwidth,
+          tree.one_chain || tree.between_subnets == 1};
 }
 
 std::string BcastCall::explain_more(const Decision<BcastCall>& decision, CommState& state,
                                     const topo::Hierarchy& hierarchy, std::int64_t bytes) const {
   if (decision.algorithm == Algorithm::native) return "";
   const topo::Layout& layout = hierarchy.layout();
+  if (decision.algorithm == Algorithm::scatter_allgather) {
+    return "; " + std::to_string(layout.nodes()) + " blocks of " +
+           format_bytes(coll::stage_block_bytes(bytes, layout.nodes())) +
+           " scattered and allgathered between node leaders, a binomial tree inside nodes";
+  }
   const int subnets = state.subnets_spanned();
   const std::int64_t segment = bcast_segment_bytes(decision.algorithm, bytes, eco_segments_sent_once(layout, subnets));
   const coll::SegmentPlan plan = coll::plan_segments(bytes, 1, segment);
@@ -114,7 +128,14 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
                   state.rank() == 0,
                   bytes,
                   decision.algorithm != Algorithm::native};
-  if (decision.algorithm != Algorithm::native) {
+  if (decision.algorithm == Algorithm::scatter_allgather) {
+    const coll::Traffic& traffic = state.bcast_scatter_allgather(root).traffic;
+    const std::int64_t block = coll::stage_block_bytes(bytes, hierarchy.layout().nodes());
+    r.inter_messages = traffic.inter_messages;
+    r.inter_bytes = traffic.inter_blocks * block;
+    r.intra_messages = traffic.intra_messages;
+    r.intra_bytes = traffic.intra_blocks * block;
+  } else if (decision.algorithm != Algorithm::native) {
     const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
     const std::vector<SegmentShare> shares = shares_by_tree(plan, type_size, bytes, role.trees.size());
     for (std::size_t t = 0; t < shares.size(); ++t) {
@@ -131,9 +152,14 @@ void BcastCall::record(const Decision<BcastCall>& decision, CommState& state, co
 
 int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const topo::Hierarchy& hierarchy,
                    std::int64_t bytes) const {
-  const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
   RebasedBuffer user;
   SHIM_TRY(rebase_bottom(buffer, type, user));
+  if (decision.algorithm == Algorithm::scatter_allgather) {
+    return coll::run_staged_bcast({user.base, count, user.type}, state.rank() == root,
+                                  state.bcast_scatter_allgather(root).schedule, bytes, hierarchy.shadow(),
+                                  state.scratch());
+  }
+  const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
   return coll::run_tree_bcast({user.base, count, user.type}, role.trees, plan, bytes, hierarchy.shadow(),
                               state.scratch());
 }

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "collectives/alltoall_schedules.hpp"
+#include "collectives/bcast_scatter_allgather.hpp"
 #include "collectives/bcast_tree.hpp"
 #include "shim/runtime.hpp"
 #include "topology/network_picture.hpp"
@@ -66,7 +67,7 @@ int CommState::hierarchy(MPI_Comm comm, int node_size, const topo::Hierarchy*& o
   return MPI_SUCCESS;
 }
 
-const AlltoallPlan& CommState::alltoall_plan(coll::AlltoallAlgorithm algorithm, std::int64_t block_bytes) {
+const SchedulePlan& CommState::alltoall_plan(coll::AlltoallAlgorithm algorithm, std::int64_t block_bytes) {
   const topo::Layout& layout = hierarchy_->layout();
   const coll::ScheduleKind kind = coll::schedule_kind(algorithm, layout, block_bytes);
   auto& plan = plans_[kind.two_hops ? coll::kAlltoallAlgorithms.size() : static_cast<std::size_t>(algorithm)];
@@ -74,7 +75,7 @@ const AlltoallPlan& CommState::alltoall_plan(coll::AlltoallAlgorithm algorithm, 
     const int rank = hierarchy_->rank();
     coll::Schedule schedule = coll::build_alltoall_schedule(kind, layout, rank);
     const coll::Traffic traffic = coll::schedule_traffic(schedule, layout, rank);
-    plan = AlltoallPlan{std::move(schedule), traffic};
+    plan = SchedulePlan{std::move(schedule), traffic};
   }
   return *plan;
 }
@@ -134,6 +135,16 @@ const BcastRole& CommState::bcast_role(coll::BcastAlgorithm algorithm, int root,
     role.inter_node_children.push_back(inter);
   }
   return bcast_roles_.emplace(key, std::move(role)).first->second;
+}
+
+const SchedulePlan& CommState::bcast_scatter_allgather(int root) {
+  auto it = bcast_scatter_allgather_.find(root);
+  if (it != bcast_scatter_allgather_.end()) return it->second;
+  const topo::Layout& layout = hierarchy_->layout();
+  const int me = hierarchy_->rank();
+  coll::Schedule schedule = coll::build_scatter_allgather_bcast(layout, root, me);
+  const coll::Traffic traffic = coll::schedule_traffic(schedule, layout, me);
+  return bcast_scatter_allgather_.emplace(root, SchedulePlan{std::move(schedule), traffic}).first->second;
 }
 
 int create_comm_state_keyval() {

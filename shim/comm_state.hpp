@@ -30,7 +30,9 @@
 
 namespace shim {
 
-struct AlltoallPlan {
+// A schedule and what it sends, in its blocks: an alltoall's, or the
+// scatter-allgather broadcast's stage blocks.
+struct SchedulePlan {
   coll::Schedule schedule;
   coll::Traffic traffic;  // in blocks, per call, for this process
 };
@@ -75,7 +77,7 @@ class CommState {
   // The following require hierarchy().
   const topo::Layout& hierarchy_layout() const { return hierarchy_->layout(); }
   // The schedule `algorithm` runs for blocks of `block_bytes`, built on first use.
-  const AlltoallPlan& alltoall_plan(coll::AlltoallAlgorithm algorithm, std::int64_t block_bytes);
+  const SchedulePlan& alltoall_plan(coll::AlltoallAlgorithm algorithm, std::int64_t block_bytes);
   const coll::Traffic& flat_traffic() const { return flat_traffic_; }
 
   coll::ScratchBuffer& scratch() { return scratch_; }
@@ -88,6 +90,9 @@ class CommState {
 
   // This rank's part of a broadcast tree, built on first use per root.
   const BcastRole& bcast_role(coll::BcastAlgorithm algorithm, int root, coll::BcastFanout fanout);
+  // This rank's part of the scatter-allgather broadcast from `root`, in
+  // blocks of one per node, built on first use per root.
+  const SchedulePlan& bcast_scatter_allgather(int root);
 
   // True the first time `algorithm` is chosen for this size class (or when it
   // differs from the last announced choice): the decision should be printed.
@@ -138,11 +143,12 @@ class CommState {
   std::unique_ptr<topo::Hierarchy> hierarchy_;
   coll::Traffic flat_traffic_;
   // One per algorithm, then node pairs in two hops (coll::ScheduleKind).
-  std::array<std::optional<AlltoallPlan>, coll::kAlltoallAlgorithms.size() + 1> plans_;
+  std::array<std::optional<SchedulePlan>, coll::kAlltoallAlgorithms.size() + 1> plans_;
   coll::ScratchBuffer scratch_;
   std::optional<std::vector<int>> subnet_of_node_;
   topo::CostMatrix node_cost_;
   std::map<std::tuple<int, int, coll::BcastFanout>, BcastRole> bcast_roles_;  // (algorithm, root, fan-outs)
+  std::map<int, SchedulePlan> bcast_scatter_allgather_;                       // by root
 };
 
 // Whether any live communicator has an algorithm forced through the control

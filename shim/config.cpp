@@ -115,7 +115,7 @@ constexpr std::array kSpecs = {
                   t.copy(c.profile_path.data(), t.size());
                   return true;
                 }},
-    SettingSpec{"SHIM_BCAST", "auto|native|eco|twolevel", "auto",
+    SettingSpec{"SHIM_BCAST", "auto|native|eco|twolevel|scatter-allgather", "auto",
                 "broadcast algorithm; auto chooses from the policy table (shim-info prints it)",
                 [](std::string_view t, Config& c) { return parse_choice(t, coll::kBcastAlgorithms, c.bcast); }},
     SettingSpec{"SHIM_BCAST_K", "integer 1..64", "the profile's, else 2",

@@ -23,9 +23,9 @@ constexpr std::array<shim::Choice<shim::coll::AlltoallAlgorithm>, 7> kAlltoallBy
     shim::coll::AlltoallAlgorithm::leader,
     shim::coll::AlltoallAlgorithm::linear,
     shim::coll::AlltoallAlgorithm::node_pairs};
-constexpr std::array<shim::Choice<shim::coll::BcastAlgorithm>, 4> kBcastByValue = {
+constexpr std::array<shim::Choice<shim::coll::BcastAlgorithm>, 5> kBcastByValue = {
     std::nullopt, shim::coll::BcastAlgorithm::native, shim::coll::BcastAlgorithm::eco,
-    shim::coll::BcastAlgorithm::twolevel};
+    shim::coll::BcastAlgorithm::twolevel, shim::coll::BcastAlgorithm::scatter_allgather};
 
 // The state of an intracommunicator, for a collective control call.
 int control_state(MPI_Comm comm, shim::CommState*& state) {

@@ -32,6 +32,7 @@
 #include "collectives/alltoall_algorithm.hpp"
 #include "collectives/alltoall_policy.hpp"
 #include "collectives/alltoall_schedules.hpp"
+#include "collectives/bcast_scatter_allgather.hpp"
 #include "collectives/bcast_tree.hpp"
 #include "collectives/traffic.hpp"
 #include "common/format.hpp"
@@ -353,8 +354,8 @@ void print_bcast_policy() {
 }
 
 // Tree edges a broadcast from rank 0 sends between nodes and between
-// subnets; native counts as one message into every other node, the least
-// any tree sends, as MPICH's own tree is not visible to shim.
+// subnets (scatter-allgather: its messages between nodes); native counts as one message into every other node, the
+// least any tree sends, as MPICH's own tree is not visible to shim.
 void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& hierarchy) {
   const shim::topo::Layout& layout = hierarchy.layout();
   const std::vector<int>& subnets = state.subnet_of_node();
@@ -367,7 +368,14 @@ void print_bcast_decisions(shim::CommState& state, const shim::topo::Hierarchy& 
     const auto made = shim::decide<shim::BcastCall>(state, call.facts(state, hierarchy, bytes));
     std::string nodes = std::to_string(layout.nodes() - 1);
     std::string crossings = "-";
-    if (made.algorithm != shim::coll::BcastAlgorithm::native) {
+    if (made.algorithm == shim::coll::BcastAlgorithm::scatter_allgather) {
+      std::int64_t messages = 0;
+      for (int rank = 0; rank < layout.size(); ++rank) {
+        const shim::coll::Schedule schedule = shim::coll::build_scatter_allgather_bcast(layout, 0, rank);
+        messages += shim::coll::schedule_traffic(schedule, layout, rank).inter_messages;
+      }
+      nodes = std::to_string(messages);
+    } else if (made.algorithm != shim::coll::BcastAlgorithm::native) {
       const shim::coll::BcastFanout fanout = shim::bcast_fanout(made.algorithm, bytes, layout, state.subnets_spanned());
       std::vector<int> by_subnet = subnets;
       if (by_subnet.empty()) by_subnet.assign(static_cast<std::size_t>(layout.nodes()), 0);

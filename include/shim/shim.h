@@ -51,10 +51,12 @@ typedef enum shim_alltoall_algorithm {
 int shim_set_alltoall_algorithm(MPI_Comm comm, shim_alltoall_algorithm algorithm);
 
 typedef enum shim_bcast_algorithm {
-  SHIM_BCAST_AUTO = 0,    /* the policy table (SHIM_BCAST's default) */
-  SHIM_BCAST_NATIVE = 1,  /* PMPI_Bcast */
-  SHIM_BCAST_ECO = 2,     /* trees over the subnets of the network profile */
-  SHIM_BCAST_TWOLEVEL = 3 /* a tree over nodes, then inside each node */
+  SHIM_BCAST_AUTO = 0,             /* the policy table (SHIM_BCAST's default) */
+  SHIM_BCAST_NATIVE = 1,           /* PMPI_Bcast */
+  SHIM_BCAST_ECO = 2,              /* trees over the subnets of the network profile */
+  SHIM_BCAST_TWOLEVEL = 3,         /* a tree over nodes, then inside each node */
+  SHIM_BCAST_SCATTER_ALLGATHER = 4 /* scatter and allgather between node leaders,
+                                      then a tree inside each node */
 } shim_bcast_algorithm;
 
 /* Collective over comm: the broadcast algorithm for comm, overriding

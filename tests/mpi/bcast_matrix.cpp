@@ -150,6 +150,9 @@ struct Expected {
   // What a small message costs its sender: SHIM_SEND_COST_NS, else the
   // reference cost (the test profiles carry none).
   long send_cost_ns = shim::coll::kReferenceSendCostNs;
+  long long node_bandwidth = 0;  // SHIM_NODE_BANDWIDTH, in bytes per second without a suffix
+  long long segment_bytes = 0;   // SHIM_BCAST_SEGMENT, in bytes or KiB ("4K"); 0: shim's default by size
+  bool fan_out_set = false;      // SHIM_BCAST_K: no chain rules
 };
 
 Expected expected_setup() {
@@ -163,6 +166,18 @@ Expected expected_setup() {
     const long ns = std::strtol(c, &end, 10);
     if (end != c && *end == '\0' && ns >= 0 && ns <= 100'000'000) e.send_cost_ns = ns;
   }
+  if (const char* b = std::getenv("SHIM_NODE_BANDWIDTH")) {
+    char* end = nullptr;
+    const long long bytes_per_second = std::strtoll(b, &end, 10);
+    if (end != b && *end == '\0' && bytes_per_second >= 0) e.node_bandwidth = bytes_per_second;
+  }
+  if (const char* g = std::getenv("SHIM_BCAST_SEGMENT")) {
+    char* end = nullptr;
+    const long long bytes = std::strtoll(g, &end, 10);
+    if (end != g && (*end == '\0' || std::string(end) == "K") && bytes > 0)
+      e.segment_bytes = *end ? bytes << 10 : bytes;
+  }
+  e.fan_out_set = std::getenv("SHIM_BCAST_K") != nullptr;
   int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   int one_host = shim::test::processes_on_this_host() == size ? 1 : 0;
@@ -173,6 +188,7 @@ Expected expected_setup() {
 
 // What the policy looks at, for a communicator of this test's layout.
 struct Shape {
+  int ranks = 0;
   int nodes = 0;
   int subnets = 0;
   int ppn = 0;
@@ -195,6 +211,7 @@ Shape shape_of(const Expected& e, MPI_Comm comm) {
     subnets.push_back(node % e.subnets);
   }
   Shape shape;
+  shape.ranks = size;
   std::vector<int> sizes;
   for (int node : node_of_rank) {
     sizes.push_back(static_cast<int>(std::count(node_of_rank.begin(), node_of_rank.end(), node)));
@@ -213,12 +230,29 @@ Shape shape_of(const Expected& e, MPI_Comm comm) {
   return shape;
 }
 
+// Whether the two-level tree for `bytes` is a chain between nodes or one
+// chain through every rank (coll::chain_between_nodes,
+// coll::one_chain_through_ranks), restated: segments of SHIM_BCAST_SEGMENT,
+// else 4 KiB up to 16 KiB and 8 KiB beyond; chained nodes from 8 segments
+// per node after the first, one chain from 4 per rank on 3 or more nodes.
+bool twolevel_chains(const Expected& e, const Shape& shape, std::int64_t bytes) {
+  if (e.fan_out_set) return false;
+  const std::int64_t segment = e.segment_bytes > 0 ? e.segment_bytes : bytes <= 16384 ? 4096 : 8192;
+  const std::int64_t segments = bytes <= segment ? 1 : (bytes + segment - 1) / segment;
+  const bool between_nodes = segments >= 8 && shape.nodes - 1 <= segments / 8;
+  return between_nodes || (shape.nodes >= 3 && shape.ranks <= segments / 4);
+}
+
 // The policy table (collectives/bcast_policy), restated from its README rows.
 shim_bcast_algorithm expected_auto(const Expected& e, const Shape& shape, std::int64_t bytes) {
   if (shape.nodes <= 1) return SHIM_BCAST_NATIVE;
   const bool measured_subnets = e.profile && e.node_size > 0 && shape.subnets >= 2;
-  const std::int64_t crossing = measured_subnets ? std::int64_t{shape.nodes} * shape.ppn / shape.subnets * bytes : 0;
-  if (e.send_cost_ns >= 1000 && bytes <= (measured_subnets ? 1024 : 4096) && crossing <= 8192) {
+  if (!measured_subnets && e.node_bandwidth > 0 && e.node_bandwidth <= 250'000'000 && shape.nodes >= 8 &&
+      bytes >= 4096 && !twolevel_chains(e, shape, bytes)) {
+    return SHIM_BCAST_SCATTER_ALLGATHER;
+  }
+  const std::int64_t nodes_per_subnet = measured_subnets ? (shape.nodes + shape.subnets - 1) / shape.subnets : 0;
+  if (e.send_cost_ns >= 1000 && bytes <= (measured_subnets ? 1024 : 4096) && nodes_per_subnet * bytes <= 1024) {
     return SHIM_BCAST_NATIVE;
   }
   if (measured_subnets) return SHIM_BCAST_ECO;
@@ -245,8 +279,8 @@ bool job_takes_fast_path(const Expected& e) {
 }
 
 constexpr shim_bcast_algorithm kAlgorithms[] = {SHIM_BCAST_NATIVE, SHIM_BCAST_ECO, SHIM_BCAST_TWOLEVEL,
-                                                SHIM_BCAST_AUTO};
-const char* const kNames[] = {"auto", "native", "eco", "twolevel"};
+                                                SHIM_BCAST_SCATTER_ALLGATHER, SHIM_BCAST_AUTO};
+const char* const kNames[] = {"auto", "native", "eco", "twolevel", "scatter-allgather"};
 
 void run_matrix(const std::vector<Case>& cases) {
   const Expected expected = expected_setup();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -38,21 +39,9 @@ struct Message {
 
 class Simulator {
  public:
-  Simulator(coll::ScheduleKind kind, const topo::Layout& layout, bool in_place) : layout_(layout) {
-    const int size = layout.size();
-    result_.traffic.resize(size);
-    for (int rank = 0; rank < size; ++rank) {
-      schedules_.push_back(coll::build_alltoall_schedule(kind, layout, rank));
-      RankMemory memory;
-      memory.send.resize(size);
-      for (int dest = 0; dest < size; ++dest) memory.send[dest] = std::int64_t{rank} * size + dest;
-      // As the runner does for a schedule that is not in-place safe: the
-      // send blocks are a copy of the in-place buffer.
-      memory.in_place = in_place && schedules_.back().in_place_safe;
-      memory.recv = in_place ? memory.send : std::vector<std::int64_t>(size, kEmpty);
-      memory.stage.assign(schedules_.back().stage_blocks, kEmpty);
-      memory_.push_back(std::move(memory));
-    }
+  Simulator(const topo::Layout& layout, std::vector<coll::Schedule> schedules, std::vector<RankMemory> memory)
+      : layout_(layout), schedules_(std::move(schedules)), memory_(std::move(memory)) {
+    result_.traffic.resize(layout.size());
   }
 
   SimulationResult run() {
@@ -61,9 +50,11 @@ class Simulator {
       if (schedule.phases.size() != phases) return fail("ranks disagree on the number of phases");
     }
     for (std::size_t phase = 0; phase < phases && result_.errors.empty(); ++phase) run_phase(phase);
-    if (result_.errors.empty()) check_delivery();
     return std::move(result_);
   }
+
+  // After run(): every rank's memory, for the caller to check.
+  const std::vector<RankMemory>& memory() const { return memory_; }
 
  private:
   SimulationResult fail(std::string error) {
@@ -191,20 +182,6 @@ class Simulator {
     }
   }
 
-  void check_delivery() {
-    const int size = layout_.size();
-    for (int dest = 0; dest < size; ++dest) {
-      for (int source = 0; source < size; ++source) {
-        const std::int64_t expected = std::int64_t{source} * size + dest;
-        const std::int64_t got = memory_[dest].recv[source];
-        if (got != expected) {
-          result_.errors.push_back("rank " + std::to_string(dest) + " block from " + std::to_string(source) +
-                                   ": expected token " + std::to_string(expected) + ", got " + std::to_string(got));
-        }
-      }
-    }
-  }
-
   const topo::Layout& layout_;
   std::vector<coll::Schedule> schedules_;
   std::vector<RankMemory> memory_;
@@ -214,7 +191,61 @@ class Simulator {
 }  // namespace
 
 SimulationResult simulate_alltoall(coll::ScheduleKind kind, const topo::Layout& layout, bool in_place) {
-  return Simulator(kind, layout, in_place).run();
+  const int size = layout.size();
+  std::vector<coll::Schedule> schedules;
+  std::vector<RankMemory> memories;
+  for (int rank = 0; rank < size; ++rank) {
+    schedules.push_back(coll::build_alltoall_schedule(kind, layout, rank));
+    RankMemory memory;
+    memory.send.resize(size);
+    for (int dest = 0; dest < size; ++dest) memory.send[dest] = std::int64_t{rank} * size + dest;
+    // As the runner does for a schedule that is not in-place safe: the
+    // send blocks are a copy of the in-place buffer.
+    memory.in_place = in_place && schedules.back().in_place_safe;
+    memory.recv = in_place ? memory.send : std::vector<std::int64_t>(size, kEmpty);
+    memory.stage.assign(schedules.back().stage_blocks, kEmpty);
+    memories.push_back(std::move(memory));
+  }
+  Simulator simulator(layout, std::move(schedules), std::move(memories));
+  SimulationResult result = simulator.run();
+  if (!result.errors.empty()) return result;
+  for (int dest = 0; dest < size; ++dest) {
+    for (int source = 0; source < size; ++source) {
+      const std::int64_t expected = std::int64_t{source} * size + dest;
+      const std::int64_t got = simulator.memory()[dest].recv[source];
+      if (got != expected) {
+        result.errors.push_back("rank " + std::to_string(dest) + " block from " + std::to_string(source) +
+                                ": expected token " + std::to_string(expected) + ", got " + std::to_string(got));
+      }
+    }
+  }
+  return result;
+}
+
+SimulationResult simulate_stage_bcast(const topo::Layout& layout, int root,
+                                      const std::function<coll::Schedule(int rank)>& build) {
+  std::vector<coll::Schedule> schedules;
+  std::vector<RankMemory> memories;
+  for (int rank = 0; rank < layout.size(); ++rank) {
+    schedules.push_back(build(rank));
+    RankMemory memory;
+    memory.stage.assign(schedules.back().stage_blocks, kEmpty);
+    if (rank == root) std::iota(memory.stage.begin(), memory.stage.end(), std::int64_t{0});
+    memories.push_back(std::move(memory));
+  }
+  Simulator simulator(layout, std::move(schedules), std::move(memories));
+  SimulationResult result = simulator.run();
+  if (!result.errors.empty()) return result;
+  for (int rank = 0; rank < layout.size(); ++rank) {
+    const std::vector<std::int64_t>& stage = simulator.memory()[rank].stage;
+    for (std::size_t b = 0; b < stage.size(); ++b) {
+      if (stage[b] != static_cast<std::int64_t>(b)) {
+        result.errors.push_back("rank " + std::to_string(rank) + " stage block " + std::to_string(b) + ": got token " +
+                                std::to_string(stage[b]));
+      }
+    }
+  }
+  return result;
 }
 
 SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout, bool in_place) {

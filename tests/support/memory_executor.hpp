@@ -1,4 +1,4 @@
-// Runs every rank's alltoall schedule in memory, in lock-step by phase, with
+// Runs every rank's alltoall (or stage-buffer broadcast) schedule in memory, in lock-step by phase, with
 // tokens instead of data: rank s's send block d holds token s*P+d. It checks
 // that each transfer has exactly one matching partner of the same size, that
 // no phase reads a block it (or anyone) has not written, that no phase reads
@@ -6,6 +6,7 @@
 // Messages are counted by locality as they are moved.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,11 @@ SimulationResult simulate_alltoall(coll::ScheduleKind kind, const topo::Layout& 
 // The algorithm's one-hop schedule.
 SimulationResult simulate_alltoall(coll::AlltoallAlgorithm algorithm, const topo::Layout& layout,
                                    bool in_place = false);
+
+// A broadcast schedule over the stage buffer alone (built per rank by
+// `build`): the root's stage block b starts as token b, and every rank must
+// end with all of them.
+SimulationResult simulate_stage_bcast(const topo::Layout& layout, int root,
+                                      const std::function<coll::Schedule(int rank)>& build);
 
 }  // namespace shim::test

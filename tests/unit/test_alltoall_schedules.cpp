@@ -4,43 +4,15 @@
 
 #include "collectives/alltoall_schedules.hpp"
 #include "collectives/traffic.hpp"
+#include "tests/support/layouts.hpp"
 #include "tests/support/memory_executor.hpp"
 
 using shim::coll::AlltoallAlgorithm;
 using shim::coll::Traffic;
+using shim::test::blocked;
+using shim::test::from;
+using shim::test::layout_zoo;
 using shim::topo::Layout;
-
-namespace {
-
-Layout blocked(int nodes, int ppn) {
-  std::vector<std::int64_t> keys;
-  for (int n = 0; n < nodes; ++n) keys.insert(keys.end(), ppn, n);
-  return Layout::from_node_keys(keys);
-}
-
-Layout from(std::vector<std::int64_t> keys) { return Layout::from_node_keys(keys); }
-
-// Every layout shape the algorithms must survive, small enough to enumerate.
-std::vector<Layout> layout_zoo() {
-  std::vector<Layout> zoo;
-  for (int nodes = 1; nodes <= 5; ++nodes) {
-    for (int ppn = 1; ppn <= 5; ++ppn) zoo.push_back(blocked(nodes, ppn));
-  }
-  zoo.push_back(from({0, 0, 0, 1, 1, 1, 2}));                          // 7 ranks, nodes of 3
-  zoo.push_back(from({0, 1, 0, 1, 0, 1}));                             // round-robin
-  zoo.push_back(from({1, 1, 0, 0}));                                   // nodes in reverse
-  zoo.push_back(from({5, 9, 9, 5}));                                   // interleaved
-  zoo.push_back(from({0, 0, 0, 0, 1, 2, 2}));                          // 4,1,2
-  zoo.push_back(from({0, 1, 2, 0, 1, 2, 0, 1}));                       // round-robin, uneven
-  zoo.push_back(from({3, 3, 2, 2, 1, 1, 0, 0, 0, 0}));                 // 2,2,2,4
-  zoo.push_back(from({0, 1, 1, 1, 1, 1}));                             // 1,5
-  zoo.push_back(blocked(9, 2));                                        // more nodes than processes per node
-  zoo.push_back(from({0, 0, 1, 1, 1, 2, 3, 3, 4, 5, 5, 5, 6, 6, 6}));  // 2,3,1,2,1,3,3
-  zoo.push_back(from({2, 0, 1, 2, 0, 1, 2, 0, 1, 3, 4}));              // round-robin, 5 nodes, uneven
-  return zoo;
-}
-
-}  // namespace
 
 TEST_CASE("every algorithm delivers every block exactly, on every layout", "[schedule]") {
   for (AlltoallAlgorithm algorithm : {AlltoallAlgorithm::sa, AlltoallAlgorithm::rd, AlltoallAlgorithm::leader,

@@ -65,6 +65,34 @@ TEST_CASE("broadcast: where sends are costly, short messages stay with MPI's bin
   CHECK(shim::coll::BcastPolicy::explain(rule_for(facts), facts).find("6390 ns per message") != std::string::npos);
 }
 
+TEST_CASE("broadcast: over slow node links, scatter-allgather from 4 KiB unless the two-level tree is a chain",
+          "[policy]") {
+  constexpr std::int64_t kGigabitEthernet = 117'000'000;  // 1 Gb/s less TCP's headers
+  constexpr int kTcpSendNs = 6390;
+  const auto facts = [](std::int64_t bytes, int nodes, int subnets, std::int64_t bandwidth, bool chains = false) {
+    return BcastFacts{bytes, nodes, 4, subnets, true, kTcpSendNs, bandwidth, chains};
+  };
+  for (const int nodes : {8, 16, 32, 64, 128}) {
+    INFO(nodes << " nodes");
+    for (const std::int64_t bytes : {std::int64_t{4096}, std::int64_t{16384}, std::int64_t{1} << 20}) {
+      CHECK(rule_for(facts(bytes, nodes, 0, kGigabitEthernet)).name == "slow-node-links");
+      CHECK(rule_for(facts(bytes, nodes, 0, kGigabitEthernet)).outcome == BcastAlgorithm::scatter_allgather);
+      // A chain streams the message at the link's rate.
+      CHECK(rule_for(facts(bytes, nodes, 0, kGigabitEthernet, true)).name != "slow-node-links");
+    }
+    // Below 4 KiB the sends count more than the link: MPI's binomial tree.
+    CHECK(rule_for(facts(1024, nodes, 0, kGigabitEthernet)).name == "costly-sends-short");
+    // 25 GbE, an unknown link, or measured subnets: not this rule.
+    CHECK(rule_for(facts(16384, nodes, 0, 2'900'000'000)).name == "node-aware");
+    CHECK(rule_for(facts(16384, nodes, 0, 0)).name == "node-aware");
+    CHECK(rule_for(facts(16384, nodes, 4, kGigabitEthernet)).name == "measured-subnets");
+  }
+  // Fewer nodes than the model ran.
+  CHECK(rule_for(facts(16384, 7, 0, kGigabitEthernet)).name == "node-aware");
+  CHECK(rule_for(facts(16384, 8, 0, shim::coll::kBcastSlowLinkMaxBytesPerSecond)).name == "slow-node-links");
+  CHECK(rule_for(facts(16384, 8, 0, shim::coll::kBcastSlowLinkMaxBytesPerSecond + 1)).name == "node-aware");
+}
+
 TEST_CASE("broadcast: whole messages on a few blocked nodes go to MPICH's binomial tree", "[policy]") {
   using shim::coll::kBcastFewNodes;
   using shim::coll::kBcastWholeMax;

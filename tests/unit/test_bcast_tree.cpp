@@ -3,8 +3,11 @@
 #include <vector>
 
 #include "collectives/bcast_tree.hpp"
+#include "tests/support/layouts.hpp"
 
 using shim::coll::BcastTree;
+using shim::test::blocked;
+using shim::test::from;
 using shim::topo::Layout;
 
 namespace {
@@ -35,20 +38,12 @@ int kary_depth(int members, int k) {
 
 namespace {
 
-Layout from(std::vector<std::int64_t> keys) { return Layout::from_node_keys(keys); }
-
 // ECO without turns at the entries: one tree.
 BcastTree eco_tree(const Layout& layout, const std::vector<int>& subnet, const shim::topo::CostMatrix& cost, int root,
                    shim::coll::BcastFanout fanout) {
   std::vector<BcastTree> trees = shim::coll::build_eco_trees(layout, subnet, cost, root, fanout);
   REQUIRE(trees.size() == 1);
   return trees.front();
-}
-
-Layout blocked(int nodes, int ppn) {
-  std::vector<std::int64_t> keys;
-  for (int n = 0; n < nodes; ++n) keys.insert(keys.end(), ppn, n);
-  return Layout::from_node_keys(keys);
 }
 
 // Every rank but the root has exactly one parent, is its parent's child once,
