@@ -154,14 +154,19 @@ int BcastCall::run(const Decision<BcastCall>& decision, CommState& state, const 
                    std::int64_t bytes) const {
   RebasedBuffer user;
   SHIM_TRY(rebase_bottom(buffer, type, user));
+  const coll::BcastBuffer message{user.base, count, user.type};
+  int rc = MPI_SUCCESS;
   if (decision.algorithm == Algorithm::scatter_allgather) {
-    return coll::run_staged_bcast({user.base, count, user.type}, state.rank() == root,
-                                  state.bcast_scatter_allgather(root).schedule, bytes, hierarchy.shadow(),
-                                  state.scratch());
+    rc = coll::run_staged_bcast(message, hierarchy.rank() == root, state.bcast_scatter_allgather(root).schedule, bytes,
+                                hierarchy.shadow(), state.scratch());
+  } else {
+    const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
+    rc = coll::run_tree_bcast(message, role.trees, plan, bytes, hierarchy.shadow(), state.scratch());
   }
-  const auto [role, plan] = route_of(*this, decision.algorithm, state, hierarchy, bytes);
-  return coll::run_tree_bcast({user.base, count, user.type}, role.trees, plan, bytes, hierarchy.shadow(),
-                              state.scratch());
+  // A message beyond what the scratch buffer keeps between calls is not
+  // held until the next collective.
+  state.scratch().release_if_large();
+  return rc;
 }
 
 DispatchOutcome dispatch_bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
