@@ -42,9 +42,9 @@ struct BcastFacts {
 // 19272.4. It loses at 1 KiB, where the sends count more than the link, and
 // wherever the two-level tree is a chain, streaming the message at the
 // link's rate: 1 MiB on 8 and 16 nodes of 4 (chain between nodes), 256 KiB
-// / 1 MiB on 8 x 1 (one chain through every rank: 3182.0 / 10116.2 us
-// against 3977.8 / 15782.9; 16 / 64 KiB 474.4 / 1519.6 against 375.9 /
-// 1429.5). On 25 GbE it loses at every size (64 x 4, 1 KiB-1 MiB: 84.9 /
+// / 1 MiB on 8 x 1 (one chain through every rank: scatter-allgather 3977.8 /
+// 15782.9 us against the chain's 3182.0 / 10116.2; at 16 / 64 KiB, no chain
+// yet, 375.9 / 1429.5 against the tree's 474.4 / 1519.6). On 25 GbE it loses at every size (64 x 4, 1 KiB-1 MiB: 84.9 /
 // 94.1 / 90.8 / 130.8 / 273.7 / 873.7 us against 51.7 / 22.6 / 42.8 / 87.8
 // / 228.2 / 781.3): a 16 KiB message takes 5 us on such a link, less than
 // the sends of its 2 log2(nodes) steps. Between 1 and 25 Gb/s the model has

@@ -1,18 +1,12 @@
 #include "collectives/bcast_scatter_allgather.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 namespace shim::coll {
 
 namespace {
-
-// Smallest power of two >= n (n >= 1).
-int ceil_pow2(int n) {
-  int p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
 
 // `blocks` stage blocks from `first`, wrapping past the last block.
 std::vector<Run> wrapped(std::int64_t first, std::int64_t blocks, std::int64_t total) {
@@ -51,7 +45,7 @@ class Builder {
   // Leader v holds blocks [v, v + 2m) before the phase of mask m when v is a
   // multiple of 2m, and hands the upper half on.
   void scatter(Schedule& schedule) const {
-    for (int mask = ceil_pow2(nodes_) / 2; mask >= 1; mask /= 2) {
+    for (int mask = static_cast<int>(std::bit_ceil(static_cast<unsigned>(nodes_))) / 2; mask >= 1; mask /= 2) {
       Phase& phase = schedule.phases.emplace_back();
       if (!leader_) continue;
       const int v = my_position_;
