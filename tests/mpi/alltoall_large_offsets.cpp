@@ -21,11 +21,15 @@
 namespace {
 
 // Address space reserved, not committed: only touched pages cost memory.
+// Buffers written whole may ask for transparent huge pages, which fault in
+// 2 MiB at a time (sparse ones must not: each touch would commit 2 MiB).
 class LazyBuffer {
  public:
-  explicit LazyBuffer(std::size_t bytes) : bytes_(bytes) {
+  enum class Pages { small, huge };
+  explicit LazyBuffer(std::size_t bytes, Pages pages = Pages::small) : bytes_(bytes) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     data_ = p == MAP_FAILED ? nullptr : static_cast<unsigned char*>(p);
+    if (data_ != nullptr && pages == Pages::huge) madvise(data_, bytes, MADV_HUGEPAGE);
   }
   LazyBuffer(const LazyBuffer&) = delete;
   LazyBuffer& operator=(const LazyBuffer&) = delete;
@@ -105,8 +109,8 @@ void dense_case(shim::test::Checker& check) {
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   const MPI_Count count = MPI_Count{1} << 27;  // 1 GiB of doubles per block
   const std::size_t elements = static_cast<std::size_t>(count) * size;
-  LazyBuffer send(elements * sizeof(double));
-  LazyBuffer recv(elements * sizeof(double));
+  LazyBuffer send(elements * sizeof(double), LazyBuffer::Pages::huge);
+  LazyBuffer recv(elements * sizeof(double), LazyBuffer::Pages::huge);
   check.expect(send.data() != nullptr && recv.data() != nullptr, "allocate 2 x " + std::to_string(size) + " GiB");
   if (send.data() == nullptr || recv.data() == nullptr) return;
   auto* out = reinterpret_cast<double*>(send.data());
