@@ -49,6 +49,10 @@ COMMANDS = {"small": "bench/sim/sweep small && bench/sim/report.py small",
                     "64x16,63x8+1x3 --ops bcast --only shim-auto,shim-twolevel,mpich,ompi,mvapich2,impi --timeout 900 "
                     "&& bench/sim/sweep full --platforms ib-onload --layouts 128x4 --ops alltoall --sizes 256,512,1024 "
                     "--only shim-auto,shim-sa,shim-node-pairs,mpich,ompi,mvapich2,impi --timeout 1200 "
+                    "&& bench/sim/sweep full --platforms ib-onload --layouts 128x16 --ops bcast --sizes 16,16384,1048576 "
+                    "--only shim-auto,shim-twolevel,mpich,ompi,mvapich2,impi --jobs 1 --timeout 1500 "
+                    "&& bench/sim/sweep full --platforms ib-onload --layouts 128x8 --ops alltoall --sizes 1,4,16,64 "
+                    "--only shim-auto,shim-sa,shim-node-pairs,mpich,ompi,mvapich2,impi --jobs 1 --timeout 900 "
                     "&& bench/sim/report.py full",
             "few-nodes": "bench/sim/sweep few-nodes --timeout 900 && bench/sim/report.py few-nodes",
             "headline": "bench/sim/sweep headline && bench/sim/report.py headline",
