@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <limits>
 #include <new>
 
 namespace shim::coll {
@@ -29,6 +30,8 @@ std::byte* map_huge_page_aligned(std::size_t bytes) {
 }  // namespace
 
 bool ScratchBuffer::allocate(std::size_t bytes) {
+  // Beyond this, rounding up (here and in the mapping) would wrap around.
+  if (bytes > std::numeric_limits<std::size_t>::max() - 2 * kHugePage) return false;
   if (bytes >= kMappedFromBytes) {
     const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     memory_ = map_huge_page_aligned(rounded);
@@ -55,6 +58,7 @@ void ScratchBuffer::release() {
 }
 
 std::byte* ScratchBuffer::get(std::size_t bytes, const void* peer) {
+  if (bytes > std::numeric_limits<std::size_t>::max() - kPage) return nullptr;
   const std::size_t needed = bytes + kPage;
   if (needed > capacity_) {
     release();

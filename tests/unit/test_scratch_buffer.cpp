@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "collectives/scratch_buffer.hpp"
 
@@ -58,4 +59,11 @@ TEST_CASE("scratch within the retained size is kept between calls; beyond it, re
   REQUIRE(fresh != nullptr);
   fresh[ScratchBuffer::kRetainedBytes] = std::byte{2};
   CHECK(fresh[ScratchBuffer::kRetainedBytes] == std::byte{2});
+}
+
+TEST_CASE("a request too large to round up fails instead of wrapping around", "[scratch]") {
+  ScratchBuffer scratch;
+  CHECK(scratch.get(std::numeric_limits<std::size_t>::max() - 100, nullptr) == nullptr);
+  CHECK(scratch.get(std::numeric_limits<std::size_t>::max() - 3 * ScratchBuffer::kHugePage, nullptr) == nullptr);
+  CHECK(scratch.get(100, nullptr) != nullptr);
 }
