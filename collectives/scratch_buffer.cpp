@@ -36,18 +36,16 @@ bool ScratchBuffer::allocate(std::size_t bytes) {
     const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     memory_ = map_huge_page_aligned(rounded);
     capacity_ = memory_ ? rounded : 0;
-    mapped_ = true;
   } else {
     memory_ = static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{kPage}, std::nothrow));
     capacity_ = memory_ ? bytes : 0;
-    mapped_ = false;
   }
   return memory_ != nullptr;
 }
 
 void ScratchBuffer::release() {
   if (memory_ != nullptr) {
-    if (mapped_) {
+    if (mapped()) {
       munmap(memory_, capacity_);
     } else {
       ::operator delete[](memory_, std::align_val_t{kPage});

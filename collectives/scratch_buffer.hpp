@@ -42,9 +42,12 @@ class ScratchBuffer {
   // Not named free: the simulated build's SMPI helpers define free as a macro.
   void release();
 
+  // Mapped by mmap (else from operator new[]): only requests from
+  // kMappedFromBytes are, and they get at least that capacity.
+  bool mapped() const { return capacity_ >= kMappedFromBytes; }
+
   std::byte* memory_ = nullptr;
   std::size_t capacity_ = 0;
-  bool mapped_ = false;  // by mmap (else operator new[])
 };
 
 }  // namespace shim::coll
